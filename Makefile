@@ -1,0 +1,41 @@
+# The README's two commands: `make run` and `make test`. Both install what they need on a fresh
+# Debian machine (run as root), so nothing has to be set up by hand first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PORT ?= 3000
+HAUSBOX_DATA_DIR ?= ./data
+PYTEST_ARGS ?=
+
+.PHONY: install run test test-deps bench clean
+
+install: $(STAMP)
+
+$(STAMP): setup.cfg pyproject.toml
+	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || $(MAKE) --no-print-directory apt-python
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+.PHONY: apt-python
+apt-python:
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-venv python3-dev
+
+run: install
+	PORT=$(PORT) HAUSBOX_DATA_DIR=$(HAUSBOX_DATA_DIR) $(BIN)/python -m hausbox serve
+
+# Debian packages the tests start for real: mosquitto (MQTT broker).
+test-deps:
+	@command -v mosquitto >/dev/null 2>&1 || test -x /usr/sbin/mosquitto || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto)
+
+test: install test-deps
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: install test-deps
+	$(BIN)/python tools/bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info

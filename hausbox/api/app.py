@@ -1,0 +1,110 @@
+"""The WSGI application: the bottle app built from the route table, behind the HTTP middleware."""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+
+import bottle
+from pony.orm.core import TransactionIntegrityError
+from pony.orm.dbapiprovider import IntegrityError, OperationalError
+
+from hausbox.api.middleware import HttpMiddleware
+from hausbox.api.routing import Call, Route, all_routes
+from hausbox.core.errors import ApiError, BadRequest, Conflict, Forbidden, InsufficientStorage, PayloadTooLarge
+
+if TYPE_CHECKING:
+    from hausbox.auth.principal import Principal
+    from hausbox.engine import Engine
+
+log = logging.getLogger("hausbox.http")
+
+JSON_TYPE = "application/json"
+
+
+def json_bytes(data: Any) -> bytes:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+def error_response(status: int, body: dict[str, Any]) -> bottle.HTTPResponse:
+    return bottle.HTTPResponse(json_bytes(body), status=status, headers={"Content-Type": JSON_TYPE})
+
+
+def build_app(engine: "Engine") -> Callable:
+    """The full WSGI callable: REST routes, the WebSocket endpoint, security headers and CORS."""
+    app = bottle.Bottle(catchall=True)
+    for route in all_routes():
+        app.route(route.full_path, method=route.method, callback=_callback(engine, route), name=f"{route.method} {route.path}")
+    app.default_error_handler = _bottle_error
+    return HttpMiddleware(app, websocket=engine.hub.handle, cors_origins=lambda: engine.settings.get("http.corsOrigins"))
+
+
+def _bottle_error(error: bottle.HTTPError) -> bytes:
+    """Bottle's own errors (no route, wrong method, unreadable body) as JSON."""
+    messages = {404: "Not found", 405: "Method not allowed", 413: "Request body too large"}
+    bottle.response.content_type = JSON_TYPE
+    if error.status_code >= 500:
+        log.error("unhandled error: %s", error.exception or error.body)
+        return json_bytes({"error": "Internal server error"})
+    return json_bytes({"error": messages.get(error.status_code) or str(error.body or error.status_line)})
+
+
+def _authorize(engine: "Engine", route: Route, request: bottle.BaseRequest) -> "Principal | None":
+    header = request.environ.get("HTTP_AUTHORIZATION", "")
+    if route.access == "public":
+        return engine.auth.principal_or_none(header)
+    if not engine.auth.has_users():
+        raise Forbidden("Setup required", setupRequired=True)
+    principal = engine.auth.principal_from_header(header)
+    if route.access == "admin" and principal.role != "admin":
+        raise Forbidden("Admin access required")
+    return principal
+
+
+def _read_body(route: Route, request: bottle.BaseRequest) -> Any:
+    if route.validator is None:
+        return None
+    if request.content_length > route.max_body_bytes:
+        raise PayloadTooLarge("Request body too large")
+    raw = request.body.read(route.max_body_bytes + 1)
+    if len(raw) > route.max_body_bytes:
+        raise PayloadTooLarge("Request body too large")
+    if not raw.strip():
+        body: Any = {}
+    else:
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            raise BadRequest("Malformed JSON body")
+    return route.validator.validate(body)
+
+
+def _callback(engine: "Engine", route: Route) -> Callable[..., Any]:
+    def callback(**params: str) -> Any:
+        request = bottle.request
+        try:
+            # Access first: the write barrier runs before the body is read (spec, Authentication 8).
+            principal = _authorize(engine, route, request)
+            body = _read_body(route, request)
+            result = route.handler(Call(engine, principal, body, request), **params)
+        except ApiError as error:
+            return error_response(error.status, error.body())
+        except (TransactionIntegrityError, IntegrityError) as error:
+            log.warning("%s %s conflicted: %s", route.method, route.path, error)
+            return error_response(409, Conflict("Conflicts with existing data").body())
+        except OperationalError as error:
+            if "full" in str(error) or "disk" in str(error):
+                log.error("storage failure on %s %s: %s", route.method, route.path, error)
+                return error_response(507, InsufficientStorage("Storage is full: nothing was changed").body())
+            raise
+        if isinstance(result, bottle.HTTPResponse):
+            return result
+        if result is None:
+            bottle.response.status = 204
+            return b""
+        bottle.response.status = route.status
+        bottle.response.content_type = JSON_TYPE
+        return json_bytes(result)
+
+    return callback

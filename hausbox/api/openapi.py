@@ -1,0 +1,59 @@
+"""The OpenAPI 3 document, generated from the route table and its body schemas."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from hausbox import __version__
+from hausbox.api.routing import Route
+
+_PARAM = re.compile(r"<([^>:]+)(?::[^>]*)?>")
+
+
+def openapi_path(route: Route) -> str:
+    return _PARAM.sub(r"{\1}", route.full_path)
+
+
+def _operation(route: Route) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "operationId": f"{route.method.lower()}_{route.handler.__module__.split('.')[-2]}_{route.handler.__name__}",
+        "summary": route.summary,
+        "x-access": route.access,
+        "parameters": [
+            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}} for name in _PARAM.findall(route.path)
+        ],
+        "responses": {
+            str(route.status): {"description": "Success"},
+            "400": {"description": "Invalid input", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+        },
+    }
+    if route.access != "public":
+        op["security"] = [{"bearer": []}]
+        op["responses"]["401"] = {"description": "Missing or invalid credential"}
+    if route.access == "admin":
+        op["responses"]["403"] = {"description": "Admin access required"}
+    if route.body is not None:
+        op["requestBody"] = {"required": False, "content": {"application/json": {"schema": route.body}}}
+    return op
+
+
+def build_document(routes: list[Route]) -> dict[str, Any]:
+    paths: dict[str, dict[str, Any]] = {}
+    for route in routes:
+        paths.setdefault(openapi_path(route), {})[route.method.lower()] = _operation(route)
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "hausbox API", "version": __version__},
+        "paths": paths,
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "JWT access token or hbx_ API token"}},
+            "schemas": {
+                "Error": {
+                    "type": "object",
+                    "properties": {"error": {"type": "string"}, "code": {"type": "string"}},
+                    "required": ["error"],
+                }
+            },
+        },
+    }

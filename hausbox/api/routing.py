@@ -1,0 +1,84 @@
+"""The route table: every REST route is a ``Route`` in a domain's ``ROUTES`` list.
+
+A handler is a plain function ``handler(call, **path_params)``. It returns JSON-able data (sent
+with the route's status), ``None`` (204), or a ready ``bottle.HTTPResponse`` (files, streams).
+Access is not declared per route: it comes from the one table in ``api/access.py``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable
+
+from hausbox.api.access import Access, access_for
+from hausbox.api.schema import BodyValidator, Schema
+
+if TYPE_CHECKING:
+    import bottle
+
+    from hausbox.auth.principal import Principal
+    from hausbox.engine import Engine
+
+API_PREFIX = "/api/v1"
+
+# Every module holding a ROUTES list. A new domain adds its module here.
+ROUTE_MODULES = (
+    "hausbox.auth.routes",
+    "hausbox.system.routes",
+)
+
+
+@dataclass
+class Call:
+    """What a handler gets: the engine, the caller, the validated body and the query string."""
+
+    engine: "Engine"
+    principal: "Principal | None"
+    body: Any
+    request: "bottle.BaseRequest"
+
+    @property
+    def query(self) -> "bottle.FormsDict":
+        return self.request.query
+
+    @property
+    def client_ip(self) -> str:
+        return self.request.environ.get("REMOTE_ADDR") or "?"
+
+
+@dataclass(frozen=True)
+class Route:
+    method: str
+    path: str
+    handler: Callable[..., Any]
+    body: Schema | None = None
+    status: int = 200
+    summary: str = ""
+    max_body_bytes: int = 1 << 20
+    validator: BodyValidator | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.body is not None and self.validator is None:
+            object.__setattr__(self, "validator", BodyValidator(self.body))
+
+    @property
+    def access(self) -> Access:
+        return access_for(self.method, self.path)
+
+    @property
+    def full_path(self) -> str:
+        return API_PREFIX + self.path
+
+
+def all_routes() -> list[Route]:
+    routes: list[Route] = []
+    for name in ROUTE_MODULES:
+        routes.extend(importlib.import_module(name).ROUTES)
+    seen: set[tuple[str, str]] = set()
+    for route in routes:
+        key = (route.method, route.path)
+        if key in seen:
+            raise RuntimeError(f"route declared twice: {route.method} {route.path}")
+        seen.add(key)
+    return routes

@@ -1,0 +1,41 @@
+"""Database entities of the auth domain (tables from migrations 0001 and 0002)."""
+
+from __future__ import annotations
+
+from pony import orm
+
+
+def define_entities(db: orm.Database) -> None:
+    class User(db.Entity):
+        _table_ = "users"
+        id = orm.PrimaryKey(str)
+        username = orm.Required(str)
+        username_key = orm.Required(str, unique=True)
+        display_name = orm.Required(str)
+        password_hash = orm.Required(str)
+        role = orm.Required(str, default="standard")
+        enabled = orm.Required(bool, default=True)
+        preferences = orm.Optional(orm.Json, default={})
+        last_login_at = orm.Optional(int, size=64)
+        created_at = orm.Required(int, size=64)
+        updated_at = orm.Required(int, size=64)
+
+    class Session(db.Entity):
+        _table_ = "sessions"
+        id = orm.PrimaryKey(str)
+        user_id = orm.Required(str)
+        token_hash = orm.Required(str, unique=True)
+        previous_hash = orm.Optional(str, nullable=True)
+        expires_at = orm.Required(int, size=64)
+        created_at = orm.Required(int, size=64)
+        refreshed_at = orm.Required(int, size=64)
+
+    class ApiToken(db.Entity):
+        _table_ = "api_tokens"
+        id = orm.PrimaryKey(str)
+        user_id = orm.Required(str)
+        name = orm.Required(str)
+        token_hash = orm.Required(str, unique=True)
+        expires_at = orm.Optional(int, size=64)
+        last_used_at = orm.Optional(int, size=64)
+        created_at = orm.Required(int, size=64)

@@ -1,0 +1,140 @@
+"""Routes: /auth (sign-in flows), /me (own account and API tokens), /users (administration)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hausbox.api.routing import Call, Route
+from hausbox.api.schema import BOOLEAN, STRING, nullable, obj, one_of, text
+
+CREDENTIALS = obj(required={"username": text(64), "password": STRING})
+
+
+def status(call: Call) -> dict[str, Any]:
+    return {"setupRequired": not call.engine.auth.has_users()}
+
+
+def setup(call: Call) -> dict[str, Any]:
+    b = call.body
+    return call.engine.auth.setup(b["username"], b["password"], b.get("displayName"), b.get("language"))
+
+
+def login(call: Call) -> dict[str, Any]:
+    return call.engine.auth.login(call.body["username"], call.body["password"], call.client_ip)
+
+
+def refresh(call: Call) -> dict[str, Any]:
+    return call.engine.auth.refresh(call.body["refreshToken"])
+
+
+def logout(call: Call) -> None:
+    call.engine.auth.logout(call.body["refreshToken"])
+
+
+def me(call: Call) -> dict[str, Any]:
+    return call.engine.auth.users.get(call.principal.user_id)
+
+
+def update_me(call: Call) -> dict[str, Any]:
+    return call.engine.auth.users.set_display_name(call.principal.user_id, call.body["displayName"])
+
+
+def set_preferences(call: Call) -> dict[str, Any]:
+    return call.engine.auth.users.set_preferences(call.principal.user_id, call.body["preferences"])
+
+
+def change_password(call: Call) -> dict[str, Any]:
+    call.engine.auth.change_password(call.principal, call.body["currentPassword"], call.body["newPassword"])
+    return {"success": True}
+
+
+def list_tokens(call: Call) -> list[dict[str, Any]]:
+    return call.engine.auth.tokens.list(call.principal.user_id)
+
+
+def create_token(call: Call) -> dict[str, Any]:
+    return call.engine.auth.tokens.create(call.principal.user_id, call.body["name"], call.body.get("expiresAt"))
+
+
+def delete_token(call: Call, id: str) -> None:
+    call.engine.auth.tokens.delete(call.principal.user_id, id)
+
+
+def list_users(call: Call) -> list[dict[str, Any]]:
+    return call.engine.auth.users.list()
+
+
+def create_user(call: Call) -> dict[str, Any]:
+    b = call.body
+    return call.engine.auth.users.create(b["username"], b["password"], b.get("displayName"), b.get("role") or "standard")
+
+
+def update_user(call: Call, id: str) -> dict[str, Any]:
+    b = call.body
+    return call.engine.auth.users.update(id, display_name=b.get("displayName"), role=b.get("role"), enabled=b.get("enabled"))
+
+
+def delete_user(call: Call, id: str) -> None:
+    call.engine.auth.users.delete(id, acting_user_id=call.principal.user_id)
+
+
+ROLE = one_of("admin", "standard")
+REFRESH = obj(required={"refreshToken": text()})
+
+ROUTES = [
+    Route("GET", "/auth/status", status, summary="Whether first-run setup is still required"),
+    Route(
+        "POST",
+        "/auth/setup",
+        setup,
+        body=obj(required={"username": text(64), "password": STRING}, optional={"displayName": STRING, "language": STRING}),
+        status=201,
+        summary="Create the first administrator (first run only)",
+    ),
+    Route("POST", "/auth/login", login, body=CREDENTIALS, summary="Sign in: a token pair (10 requests a minute)"),
+    Route("POST", "/auth/refresh", refresh, body=REFRESH, summary="Exchange a refresh token for a new pair"),
+    Route("POST", "/auth/logout", logout, body=REFRESH, summary="End the session of a refresh token"),
+    Route("GET", "/me", me, summary="Own profile"),
+    Route("PUT", "/me", update_me, body=obj(required={"displayName": STRING}), summary="Update own display name"),
+    Route(
+        "PUT",
+        "/me/preferences",
+        set_preferences,
+        body=obj(required={"preferences": {"type": "object"}}),
+        summary="Replace own preferences",
+    ),
+    Route(
+        "PUT",
+        "/me/password",
+        change_password,
+        body=obj(required={"currentPassword": STRING, "newPassword": STRING}),
+        summary="Change own password; ends the other sessions",
+    ),
+    Route("GET", "/me/tokens", list_tokens, summary="Own API tokens"),
+    Route(
+        "POST",
+        "/me/tokens",
+        create_token,
+        body=obj(required={"name": text(100)}, optional={"expiresAt": nullable(STRING)}),
+        status=201,
+        summary="Create an API token (the token string is shown once)",
+    ),
+    Route("DELETE", "/me/tokens/<id>", delete_token, summary="Delete an own API token"),
+    Route("GET", "/users", list_users, summary="All users"),
+    Route(
+        "POST",
+        "/users",
+        create_user,
+        body=obj(required={"username": text(64), "password": STRING}, optional={"displayName": STRING, "role": ROLE}),
+        status=201,
+        summary="Create a user",
+    ),
+    Route(
+        "PUT",
+        "/users/<id>",
+        update_user,
+        body=obj(optional={"displayName": STRING, "role": ROLE, "enabled": BOOLEAN}),
+        summary="Update a user's display name, role or enabled flag",
+    ),
+    Route("DELETE", "/users/<id>", delete_user, summary="Delete a user (not yourself, not the last admin)"),
+]

@@ -1,0 +1,135 @@
+"""The auth service: first-run setup, login, refresh, logout, and turning a credential into a Principal."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from pony import orm
+
+from hausbox.auth import passwords
+from hausbox.auth.api_tokens import PREFIX as API_TOKEN_PREFIX
+from hausbox.auth.api_tokens import ApiTokens
+from hausbox.auth.principal import Principal
+from hausbox.auth.rate_limit import RateLimiter
+from hausbox.auth.sessions import SessionStore
+from hausbox.auth.users import UserDirectory
+from hausbox.config import Config
+from hausbox.core.bus import EventBus
+from hausbox.core.errors import Forbidden, Unauthorized
+
+log = logging.getLogger("hausbox.auth")
+
+
+class AuthService:
+    def __init__(self, db: orm.Database, bus: EventBus, settings: Any, signing_key: str, config: Config):
+        self._bus = bus
+        self.users = UserDirectory(db, bus, config.bcrypt_rounds, on_revoked=self._revoke_user)
+        self.sessions = SessionStore(db, signing_key, settings)
+        self.tokens = ApiTokens(db)
+        self.login_limiter = RateLimiter(config.login_rate_per_minute, 60)
+        self._rounds = config.bcrypt_rounds
+        self._dummy_hash: str | None = None
+
+    def has_users(self) -> bool:
+        return self.users.has_users()
+
+    # ---- sign-in flows -----------------------------------------------------------------------
+    def setup(self, username: str, password: str, display_name: str | None, language: str | None) -> dict[str, Any]:
+        """Create the first administrator (first run only) and sign them in."""
+        with self.users.lock:
+            if self.users.has_users():
+                raise Forbidden("Setup already completed")
+            user = self.users.create(username, password, display_name, "admin", {"language": language or "en"})
+        log.info("first administrator %s created", user["username"])
+        return self._sign_in(user["id"])
+
+    def login(self, username: str, password: str, client: str) -> dict[str, Any]:
+        self.login_limiter.hit(client)
+        found = self.users.find_for_login(username)
+        if found is None:
+            # Unknown usernames cost as much time as wrong passwords: no user enumeration by timing.
+            if self._dummy_hash is None:
+                self._dummy_hash = passwords.hash_password(secrets.token_hex(8), self._rounds)
+            passwords.verify_password(password, self._dummy_hash)
+            log.info("login refused: unknown user")
+            raise Unauthorized("Invalid credentials")
+        user_id, hashed, enabled = found
+        if not passwords.verify_password(password, hashed):
+            log.info("login refused: wrong password for user %s", user_id)
+            raise Unauthorized("Invalid credentials")
+        if not enabled:
+            raise Forbidden("Account disabled")
+        return self._sign_in(user_id)
+
+    def _sign_in(self, user_id: str) -> dict[str, Any]:
+        info = self.users.info(user_id)
+        self.users.record_login(user_id)
+        pair = self.sessions.start(user_id, info.role)
+        return {**pair, "user": self.users.get(user_id)}
+
+    def refresh(self, refresh_token: str) -> dict[str, Any]:
+        user_id, sid, fresh = self.sessions.rotate(refresh_token)
+        info = self.users.info(user_id)
+        if info is None or not info.enabled:
+            self.sessions.end_user_sessions(user_id)
+            raise Unauthorized("User not found or disabled")
+        return {**self.sessions.pair_for(user_id, info.role, sid, fresh), "user": self.users.get(user_id)}
+
+    def logout(self, refresh_token: str) -> None:
+        self.sessions.end_by_refresh_token(refresh_token)
+
+    def change_password(self, principal: Principal, current: str, new: str) -> None:
+        if not passwords.verify_password(current, self.users.password_hash(principal.user_id)):
+            raise Unauthorized("Current password is incorrect")
+        self.users.set_password(principal.user_id, new)
+        # Every other login of this user ends; the session making the change stays.
+        self.sessions.end_user_sessions(principal.user_id, keep=principal.session_id)
+        self._bus.emit("auth.revoked", userId=principal.user_id, keepSessionId=principal.session_id)
+        log.info("password changed for user %s; other sessions ended", principal.user_id)
+
+    def _revoke_user(self, user_id: str) -> None:
+        self.sessions.end_user_sessions(user_id)
+        if self.users.info(user_id) is None:
+            self.tokens.forget_user(user_id)
+        self._bus.emit("auth.revoked", userId=user_id)
+
+    # ---- credentials -------------------------------------------------------------------------
+    def principal_from_token(self, token: str) -> Principal:
+        """The caller behind a JWT access token or an API token; Unauthorized when not valid."""
+        if token.startswith(API_TOKEN_PREFIX):
+            resolved = self.tokens.resolve(token)
+            info = self.users.info(resolved[1]) if resolved else None
+            if info is None or not info.enabled:
+                raise Unauthorized("Invalid API token")
+            return Principal(info.id, info.username, info.role, "api_token", token_id=resolved[0])
+        user_id, sid = self.sessions.verify_access(token)
+        info = self.users.info(user_id)
+        if info is None or not info.enabled:
+            raise Unauthorized("Invalid or expired token")
+        # The role is the user's current one, not the one the token was issued with.
+        return Principal(info.id, info.username, info.role, "jwt", session_id=sid)
+
+    def principal_from_header(self, header: str) -> Principal:
+        scheme, _, token = header.strip().partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthorized("Authentication required")
+        return self.principal_from_token(token.strip())
+
+    def principal_or_none(self, header: str) -> Principal | None:
+        if not header:
+            return None
+        try:
+            return self.principal_from_header(header)
+        except Unauthorized:
+            return None
+
+    def still_valid(self, principal: Principal) -> bool:
+        """Whether a credential accepted earlier (a WebSocket's) still stands, role unchanged."""
+        info = self.users.info(principal.user_id)
+        if info is None or not info.enabled or info.role != principal.role:
+            return False
+        if principal.kind == "api_token":
+            return self.tokens.is_live(principal.token_id or "")
+        return self.sessions.is_live(principal.session_id or "", principal.user_id)

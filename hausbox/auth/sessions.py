@@ -1,0 +1,135 @@
+"""Login sessions: short-lived access JWTs and rotating refresh tokens.
+
+A session is one row per login. Its id travels in every access token as ``sid``, so ending the
+session (logout, password change, disabling the user) ends its access tokens at once, not 15
+minutes later. Refresh rotates the token; presenting a token that was already rotated away means it
+was copied, and ends the whole session.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from typing import Any
+
+import jwt
+from pony import orm
+
+from hausbox.core.clock import now_ms
+from hausbox.core.errors import Unauthorized
+
+ACCESS_TTL_DEFAULT_S = 15 * 60
+REFRESH_TTL_DEFAULT_S = 30 * 24 * 3600
+ALGORITHM = "HS256"
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class SessionStore:
+    def __init__(self, db: orm.Database, signing_key: str, settings: Any):
+        self._db = db
+        self._key = signing_key
+        self._settings = settings
+        now = now_ms()
+        with orm.db_session:
+            # sid -> (user id, expiry ms); the in-memory truth for access-token checks
+            self._live: dict[str, tuple[str, int]] = {
+                row.id: (row.user_id, row.expires_at) for row in db.Session.select() if row.expires_at > now
+            }
+
+    # Lifetimes are settings so an admin can tune them; the spec's values are the defaults.
+    def access_ttl_s(self) -> int:
+        return _positive_int(self._settings.get("auth.accessTokenTtlSeconds"), ACCESS_TTL_DEFAULT_S)
+
+    def refresh_ttl_s(self) -> int:
+        return _positive_int(self._settings.get("auth.refreshTokenTtlSeconds"), REFRESH_TTL_DEFAULT_S)
+
+    def start(self, user_id: str, role: str) -> dict[str, Any]:
+        """Open a session for a user who just proved who they are; return the token pair."""
+        refresh = secrets.token_hex(32)
+        stamp = now_ms()
+        expires = stamp + self.refresh_ttl_s() * 1000
+        sid = str(uuid.uuid4())
+        with orm.db_session:
+            self._db.Session.select(lambda s: s.expires_at < stamp).delete(bulk=True)
+            self._db.Session(
+                id=sid, user_id=user_id, token_hash=sha256_hex(refresh), expires_at=expires, created_at=stamp, refreshed_at=stamp
+            )
+        self._live = {k: v for k, v in self._live.items() if v[1] > stamp}
+        self._live[sid] = (user_id, expires)
+        return self._pair(user_id, role, sid, refresh)
+
+    def rotate(self, refresh_token: str) -> tuple[str, str, str]:
+        """Replace a refresh token by a new one: ``(user id, session id, new refresh token)``."""
+        presented = sha256_hex(refresh_token)
+        stamp = now_ms()
+        with orm.db_session:
+            row = self._db.Session.get(token_hash=presented)
+            if row is None:
+                stolen = self._db.Session.get(previous_hash=presented)
+                if stolen is not None:
+                    self._live.pop(stolen.id, None)
+                    stolen.delete()
+                raise Unauthorized("Invalid refresh token")
+            if row.expires_at <= stamp:
+                self._live.pop(row.id, None)
+                row.delete()
+                raise Unauthorized("Invalid refresh token")
+            fresh = secrets.token_hex(32)
+            row.previous_hash, row.token_hash = row.token_hash, sha256_hex(fresh)
+            row.refreshed_at = stamp
+            row.expires_at = stamp + self.refresh_ttl_s() * 1000
+            self._live[row.id] = (row.user_id, row.expires_at)
+            return row.user_id, row.id, fresh
+
+    def end_by_refresh_token(self, refresh_token: str) -> bool:
+        with orm.db_session:
+            row = self._db.Session.get(token_hash=sha256_hex(refresh_token))
+            if row is None:
+                return False
+            self._live.pop(row.id, None)
+            row.delete()
+            return True
+
+    def end_user_sessions(self, user_id: str, keep: str | None = None) -> None:
+        with orm.db_session:
+            self._db.Session.select(lambda s: s.user_id == user_id and s.id != keep).delete(bulk=True)
+        self._live = {sid: v for sid, v in self._live.items() if v[0] != user_id or sid == keep}
+
+    def pair_for(self, user_id: str, role: str, sid: str, refresh: str) -> dict[str, Any]:
+        return self._pair(user_id, role, sid, refresh)
+
+    def _pair(self, user_id: str, role: str, sid: str, refresh: str) -> dict[str, Any]:
+        ttl = self.access_ttl_s()
+        issued = now_ms() // 1000
+        access = jwt.encode(
+            {"sub": user_id, "role": role, "sid": sid, "iat": issued, "exp": issued + ttl, "typ": "access"},
+            self._key,
+            algorithm=ALGORITHM,
+        )
+        return {"accessToken": access, "refreshToken": refresh, "expiresIn": ttl}
+
+    def verify_access(self, token: str) -> tuple[str, str]:
+        """``(user id, session id)`` of a valid access token; Unauthorized otherwise."""
+        try:
+            claims = jwt.decode(token, self._key, algorithms=[ALGORITHM], options={"require": ["exp", "sub", "sid"]})
+        except jwt.PyJWTError:
+            raise Unauthorized("Invalid or expired token")
+        if claims.get("typ") != "access" or not self.is_live(claims["sid"], claims["sub"]):
+            raise Unauthorized("Invalid or expired token")
+        return claims["sub"], claims["sid"]
+
+    def is_live(self, sid: str, user_id: str) -> bool:
+        live = self._live.get(sid)
+        return live is not None and live[0] == user_id and live[1] > now_ms()
+
+
+def _positive_int(value: Any, default: int) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return default
+    return number if number > 0 else default

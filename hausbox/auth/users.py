@@ -1,0 +1,191 @@
+"""User accounts: creation, profile, roles, enabling, and the last-admin guard.
+
+The directory keeps a small in-memory view of every user (role, enabled, username) so that
+checking a credential on each request never touches the database.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from gevent.lock import RLock
+from pony import orm
+
+from hausbox.auth import passwords
+from hausbox.core.bus import EventBus
+from hausbox.core.clock import iso_utc, now_ms
+from hausbox.core.errors import BadRequest, Conflict, NotFound
+
+ROLES = ("admin", "standard")
+DEFAULT_PREFERENCES = {"language": "en"}
+USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+
+
+@dataclass(frozen=True)
+class UserInfo:
+    id: str
+    username: str
+    role: str
+    enabled: bool
+
+
+def user_json(row: Any) -> dict[str, Any]:
+    return {
+        "id": row.id,
+        "username": row.username,
+        "displayName": row.display_name,
+        "role": row.role,
+        "enabled": row.enabled,
+        "preferences": {**DEFAULT_PREFERENCES, **(row.preferences or {})},
+        "lastLoginAt": iso_utc(row.last_login_at),
+        "createdAt": iso_utc(row.created_at),
+        "updatedAt": iso_utc(row.updated_at),
+    }
+
+
+class UserDirectory:
+    def __init__(self, db: orm.Database, bus: EventBus, bcrypt_rounds: int, on_revoked: Callable[[str], None]):
+        self._db = db
+        self._bus = bus
+        self._rounds = bcrypt_rounds
+        self._on_revoked = on_revoked  # called with a user id whose credentials must stop working
+        # Serialises the checks-then-writes that guard invariants (single setup, last admin).
+        self.lock = RLock()
+        with orm.db_session:
+            self._cache = {row.id: self._info(row) for row in db.User.select()}
+
+    @staticmethod
+    def _info(row: Any) -> UserInfo:
+        return UserInfo(row.id, row.username, row.role, bool(row.enabled))
+
+    # ---- reads -------------------------------------------------------------------------------
+    def has_users(self) -> bool:
+        return bool(self._cache)
+
+    def info(self, user_id: str) -> UserInfo | None:
+        return self._cache.get(user_id)
+
+    def get(self, user_id: str) -> dict[str, Any]:
+        with orm.db_session:
+            row = self._db.User.get(id=user_id)
+            if row is None:
+                raise NotFound("User not found")
+            return user_json(row)
+
+    def list(self) -> list[dict[str, Any]]:
+        with orm.db_session:
+            rows = sorted(self._db.User.select(), key=lambda row: row.username_key)
+            return [user_json(row) for row in rows]
+
+    def find_for_login(self, username: str) -> tuple[str, str, bool] | None:
+        """``(user id, password hash, enabled)`` for a username, case-insensitively."""
+        with orm.db_session:
+            row = self._db.User.get(username_key=username.strip().lower())
+            return (row.id, row.password_hash, bool(row.enabled)) if row else None
+
+    def password_hash(self, user_id: str) -> str:
+        with orm.db_session:
+            return self._db.User[user_id].password_hash
+
+    # ---- writes ------------------------------------------------------------------------------
+    def create(self, username: str, password: str, display_name: str | None, role: str, preferences: dict | None = None) -> dict[str, Any]:
+        username = username.strip()
+        if not USERNAME.match(username):
+            raise BadRequest("username must be 1-64 letters, digits or . _ @ - and start with a letter or digit")
+        if role not in ROLES:
+            raise BadRequest("role must be one of admin, standard")
+        passwords.check_policy(password)
+        hashed = passwords.hash_password(password, self._rounds)
+        stamp = now_ms()
+        with self.lock:
+            with orm.db_session:
+                if self._db.User.get(username_key=username.lower()):
+                    raise Conflict("Username already exists")
+                row = self._db.User(
+                    id=str(uuid.uuid4()),
+                    username=username,
+                    username_key=username.lower(),
+                    display_name=(display_name or "").strip() or username,
+                    password_hash=hashed,
+                    role=role,
+                    enabled=True,
+                    preferences=preferences or {},
+                    created_at=stamp,
+                    updated_at=stamp,
+                )
+                orm.commit()
+                result = user_json(row)
+            self._cache[row.id] = UserInfo(row.id, username, role, True)
+        return result
+
+    def update(self, user_id: str, display_name: str | None = None, role: str | None = None, enabled: bool | None = None) -> dict[str, Any]:
+        if role is not None and role not in ROLES:
+            raise BadRequest("role must be one of admin, standard")
+        with self.lock:
+            with orm.db_session:
+                row = self._db.User.get(id=user_id)
+                if row is None:
+                    raise NotFound("User not found")
+                loses_admin = row.role == "admin" and row.enabled and (role == "standard" or enabled is False)
+                if loses_admin and self._enabled_admins() <= 1:
+                    raise BadRequest("Cannot remove the last admin: it cannot be demoted or disabled")
+                revoke = enabled is False and row.enabled
+                if display_name is not None:
+                    row.display_name = display_name.strip() or row.username
+                if role is not None:
+                    row.role = role
+                if enabled is not None:
+                    row.enabled = enabled
+                row.updated_at = now_ms()
+                orm.commit()
+                result = user_json(row)
+                self._cache[row.id] = self._info(row)
+        if revoke:
+            self._on_revoked(user_id)
+        return result
+
+    def delete(self, user_id: str, acting_user_id: str) -> None:
+        if user_id == acting_user_id:
+            raise BadRequest("Cannot delete your own account")
+        with self.lock:
+            with orm.db_session:
+                row = self._db.User.get(id=user_id)
+                if row is None:
+                    raise NotFound("User not found")
+                if row.role == "admin" and row.enabled and self._enabled_admins() <= 1:
+                    raise BadRequest("Cannot delete the last admin")
+                row.delete()
+            self._cache.pop(user_id, None)
+        self._on_revoked(user_id)
+
+    def set_display_name(self, user_id: str, display_name: str) -> dict[str, Any]:
+        with orm.db_session:
+            row = self._db.User[user_id]
+            row.display_name = display_name.strip() or row.username
+            row.updated_at = now_ms()
+            return user_json(row)
+
+    def set_preferences(self, user_id: str, preferences: dict[str, Any]) -> dict[str, Any]:
+        with orm.db_session:
+            row = self._db.User[user_id]
+            row.preferences = preferences
+            row.updated_at = now_ms()
+            return user_json(row)
+
+    def set_password(self, user_id: str, new_password: str) -> None:
+        passwords.check_policy(new_password, "newPassword")
+        hashed = passwords.hash_password(new_password, self._rounds)
+        with orm.db_session:
+            row = self._db.User[user_id]
+            row.password_hash = hashed
+            row.updated_at = now_ms()
+
+    def record_login(self, user_id: str) -> None:
+        with orm.db_session:
+            self._db.User[user_id].last_login_at = now_ms()
+
+    def _enabled_admins(self) -> int:
+        return self._db.User.select(lambda u: u.role == "admin" and u.enabled).count()

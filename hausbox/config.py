@@ -1,0 +1,52 @@
+"""Process configuration, read once from the environment (see DESIGN.md, Contracts)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+
+def _flag(value: str | None, default: bool) -> bool:
+    if value is None or value.strip() == "":
+        return default
+    return value.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _int(env: Mapping[str, str], key: str, default: int) -> int:
+    raw = env.get(key, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise SystemExit(f"{key} must be an integer, got {raw!r}")
+
+
+@dataclass(frozen=True)
+class Config:
+    data_dir: Path
+    port: int = 3000
+    bind: str = "0.0.0.0"
+    log_level: str = "info"
+    mdns: bool = True
+    shadow_mode: bool = False
+    takeover: bool = False
+    # Appliance tuning knobs, not part of the public contract.
+    bcrypt_rounds: int = 12
+    login_rate_per_minute: int = 10
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> "Config":
+        return cls(
+            data_dir=Path(env.get("HAUSBOX_DATA_DIR") or "./data").resolve(),
+            port=_int(env, "PORT", 3000),
+            bind=env.get("HAUSBOX_BIND") or "0.0.0.0",
+            log_level=(env.get("LOG_LEVEL") or "info").strip().lower(),
+            mdns=_flag(env.get("HAUSBOX_MDNS"), True),
+            shadow_mode=_flag(env.get("SERVICE_SHADOW_MODE"), False),
+            takeover=_flag(env.get("SERVICE_TAKEOVER"), False),
+            bcrypt_rounds=_int(env, "HAUSBOX_BCRYPT_ROUNDS", 12),
+            login_rate_per_minute=_int(env, "HAUSBOX_LOGIN_RATE", 10),
+        )

@@ -1,0 +1,62 @@
+"""The synchronous in-process event bus.
+
+Events are plain dicts ``{"type": name, **payload}``: the WebSocket hub sends them as they are. A
+handler that raises is logged and never propagated, so one faulty subscriber cannot break the
+pipeline that emitted the event.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from typing import Any, Callable
+
+from hausbox.core.events import ALL_EVENTS
+
+Event = dict[str, Any]
+Handler = Callable[[Event], None]
+
+log = logging.getLogger("hausbox.event-bus")
+
+
+class EventBus:
+    def __init__(self) -> None:
+        self._handlers: dict[str, tuple[Handler, ...]] = defaultdict(tuple)
+        self._any: tuple[Handler, ...] = ()
+
+    def on(self, event_type: str, handler: Handler) -> Callable[[], None]:
+        """Subscribe ``handler`` to one event type; returns the function that unsubscribes it."""
+        _check_type(event_type)
+        self._handlers[event_type] = self._handlers[event_type] + (handler,)
+
+        def off() -> None:
+            self._handlers[event_type] = tuple(h for h in self._handlers[event_type] if h is not handler)
+
+        return off
+
+    def on_any(self, handler: Handler) -> Callable[[], None]:
+        """Subscribe ``handler`` to every event; returns the function that unsubscribes it."""
+        self._any = self._any + (handler,)
+
+        def off() -> None:
+            self._any = tuple(h for h in self._any if h is not handler)
+
+        return off
+
+    def emit(self, event_type: str, **payload: Any) -> Event:
+        """Deliver the event to every subscriber, in subscription order, and return it."""
+        _check_type(event_type)
+        event: Event = {"type": event_type, **payload}
+        # Tuples are replaced, never mutated, so a handler may (un)subscribe during delivery.
+        for handler in self._handlers.get(event_type, ()) + self._any:
+            try:
+                handler(event)
+            except Exception:
+                if event_type != "log.entry":  # logging a log-stream failure would loop
+                    log.exception("handler %s failed on %s", getattr(handler, "__qualname__", handler), event_type)
+        return event
+
+
+def _check_type(event_type: str) -> None:
+    if event_type not in ALL_EVENTS:
+        raise ValueError(f"unknown event type: {event_type}")

@@ -1,0 +1,60 @@
+"""Errors a service raises to answer a request with a 4xx (or 5xx) JSON body ``{"error": ...}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    status = 400
+
+    def __init__(self, message: str, *, code: str | None = None, status: int | None = None, **extra: Any):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.extra = extra
+        if status is not None:
+            self.status = status
+
+    def body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"error": self.message}
+        if self.code:
+            body["code"] = self.code
+        body.update(self.extra)
+        return body
+
+
+class BadRequest(ApiError):
+    status = 400
+
+
+class Unauthorized(ApiError):
+    status = 401
+
+
+class Forbidden(ApiError):
+    status = 403
+
+
+class NotFound(ApiError):
+    status = 404
+
+
+class Conflict(ApiError):
+    status = 409
+
+
+class PayloadTooLarge(ApiError):
+    status = 413
+
+
+class TooManyRequests(ApiError):
+    status = 429
+
+
+class ServiceUnavailable(ApiError):
+    status = 503
+
+
+class InsufficientStorage(ApiError):
+    status = 507

@@ -1,0 +1,216 @@
+"""Logging: an in-memory ring buffer for the log API, a rolling daily file, and secret redaction.
+
+Loggers are named ``hausbox.<module>``; the module name is what the log API reports. The ring
+buffer always receives debug and above and filters by its own runtime level (``PUT /logs/level``);
+the file and the console follow ``LOG_LEVEL``. Every record passes the redactor first, so a
+password, token or channel secret never reaches a log entry, whatever the caller wrote.
+"""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import re
+import sys
+import threading
+from collections import deque
+from pathlib import Path
+from typing import Any, Callable
+
+from hausbox.core.clock import iso_utc, parse_iso
+
+RING_CAPACITY = 2000
+FILE_DAYS_KEPT = 14
+REDACTED = "[REDACTED]"
+
+# Our level names (the spec's) and the stdlib numbers they stand for.
+LEVELS: dict[str, int] = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warn": logging.WARNING,
+    "error": logging.ERROR,
+    "fatal": logging.CRITICAL,
+    "silent": logging.CRITICAL + 10,
+}
+_NAMES = {number: name for name, number in LEVELS.items() if name != "silent"}
+
+Entry = dict[str, Any]
+
+
+def level_name(levelno: int) -> str:
+    return _NAMES.get(levelno) or ("debug" if levelno < logging.INFO else "info" if levelno < logging.WARNING else "error")
+
+
+def get_logger(module: str) -> logging.Logger:
+    return logging.getLogger("hausbox." + module)
+
+
+class Redactor(logging.Filter):
+    """Rewrites each record's message with secrets replaced by ``[REDACTED]``.
+
+    Known secret values (registered as they are learnt: signing keys, setting passwords, channel
+    tokens) are replaced literally; the patterns catch what was never registered: our API tokens,
+    JWTs, bcrypt hashes, ``password=...`` style pairs and credentials inside URLs.
+    """
+
+    _PATTERNS = [
+        (re.compile(r"hbx_[0-9a-fA-F]{16,}"), REDACTED),
+        (re.compile(r"eyJ[\w-]{8,}\.[\w-]{8,}\.[\w-]{8,}"), REDACTED),
+        (re.compile(r"\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}"), REDACTED),
+        (re.compile(r"(\w+://[^/\s:@]+:)[^@\s/]+@"), r"\1" + REDACTED + "@"),
+        (
+            re.compile(
+                r"""((?:password|passwd|secret|token|api[_-]?key|accessToken|refreshToken|authorization)["']?\s*[:=]\s*["']?)"""
+                r"""(?:Bearer\s+)?[^\s"',;}]+""",
+                re.IGNORECASE,
+            ),
+            r"\1" + REDACTED,
+        ),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._known: set[str] = set()
+        self._lock = threading.Lock()
+
+    def add_secret(self, value: str) -> None:
+        if value and len(value) >= 4:
+            with self._lock:
+                self._known = self._known | {value}
+
+    def redact(self, text: str) -> str:
+        for secret in self._known:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        for pattern, replacement in self._PATTERNS:
+            text = pattern.sub(replacement, text)
+        return text
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if getattr(record, "_hausbox_redacted", False):
+            return True
+        message = record.getMessage()
+        if record.exc_info:
+            message += "\n" + logging.Formatter().formatException(record.exc_info)
+            record.exc_info = None
+            record.exc_text = None
+        record.msg, record.args = self.redact(message), None
+        record._hausbox_redacted = True
+        return True
+
+
+def _module_of(record: logging.LogRecord) -> str:
+    name = record.name
+    return name[len("hausbox."):] if name.startswith("hausbox.") else name
+
+
+class RingBuffer(logging.Handler):
+    """The last ``RING_CAPACITY`` entries, queried by the log API and streamed to listeners."""
+
+    def __init__(self, capacity: int = RING_CAPACITY):
+        super().__init__(level=logging.DEBUG)
+        self.capacity = capacity
+        self._entries: deque[Entry] = deque(maxlen=capacity)
+        self._modules: set[str] = set()
+        self._listeners: tuple[Callable[[Entry], None], ...] = ()
+        self._notifying = threading.local()
+        self.runtime_level = "debug"
+
+    def set_runtime_level(self, name: str) -> str:
+        previous, self.runtime_level = self.runtime_level, name
+        self.setLevel(LEVELS[name])
+        return previous
+
+    def add_listener(self, listener: Callable[[Entry], None]) -> None:
+        self._listeners = self._listeners + (listener,)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        entry = {
+            "level": level_name(record.levelno),
+            "module": _module_of(record),
+            "msg": record.getMessage(),
+            "time": iso_utc(int(record.created * 1000)),
+        }
+        self._entries.append(entry)
+        self._modules.add(entry["module"])
+        # A listener that logs would re-enter here; its own entries are kept but not re-streamed.
+        if getattr(self._notifying, "active", False):
+            return
+        self._notifying.active = True
+        try:
+            for listener in self._listeners:
+                try:
+                    listener(entry)
+                except Exception:
+                    pass
+        finally:
+            self._notifying.active = False
+
+    def query(
+        self,
+        limit: int = 100,
+        level: str | None = None,
+        module: str | None = None,
+        search: str | None = None,
+        since: str | None = None,
+    ) -> list[Entry]:
+        """The last ``limit`` entries matching every given filter, oldest first."""
+        minimum = LEVELS.get(level or "", 0)
+        needle = (search or "").lower()
+        since_ms = parse_iso(since) if since else None
+        matches: list[Entry] = []
+        for entry in reversed(self._entries):
+            if len(matches) >= limit:
+                break
+            if minimum and LEVELS[entry["level"]] < minimum:
+                continue
+            if module and entry["module"] != module:
+                continue
+            if needle and needle not in entry["msg"].lower():
+                continue
+            if since_ms is not None and parse_iso(entry["time"]) < since_ms:
+                continue
+            matches.append(entry)
+        matches.reverse()
+        return matches
+
+    def modules(self) -> list[str]:
+        return sorted(self._modules)
+
+
+class _LineFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{iso_utc(int(record.created * 1000))} {level_name(record.levelno).upper():5} {_module_of(record)}: {record.getMessage()}"
+
+
+def setup_logging(log_dir: Path | None, file_level: str) -> tuple[RingBuffer, Redactor]:
+    """Attach the ring buffer, the daily file (when ``log_dir`` is given) and the console."""
+    if file_level not in LEVELS:
+        raise SystemExit(f"LOG_LEVEL must be one of {', '.join(LEVELS)}, got {file_level!r}")
+    root = logging.getLogger("hausbox")
+    root.setLevel(logging.DEBUG)
+    root.propagate = False
+    for handler in list(root.handlers):
+        root.removeHandler(handler)
+        handler.close()
+    redactor = Redactor()
+    ring = RingBuffer()
+    handlers: list[logging.Handler] = [ring]
+    console = logging.StreamHandler(sys.stderr)
+    console.setLevel(LEVELS[file_level])
+    handlers.append(console)
+    if log_dir is not None:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        daily = logging.handlers.TimedRotatingFileHandler(
+            log_dir / "hausbox.log", when="midnight", backupCount=FILE_DAYS_KEPT - 1, encoding="utf-8", utc=False
+        )
+        daily.setLevel(LEVELS[file_level])
+        handlers.append(daily)
+    for handler in handlers:
+        handler.addFilter(redactor)
+        if handler is not ring:
+            handler.setFormatter(_LineFormatter())
+        root.addHandler(handler)
+    return ring, redactor
+
+

@@ -1,0 +1,122 @@
+"""The settings store: a flat key to value map, cached in memory, persisted in the database.
+
+Values are JSON scalars (string, number, boolean). Setting a key to None deletes it. Every write
+that changes something emits ``settings.changed {keys}`` with the keys whose value changed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable, Iterable, Mapping
+
+from pony import orm
+
+from hausbox.core.bus import EventBus
+from hausbox.core.clock import now_ms
+
+Scalar = str | int | float | bool
+
+# A key whose last segment contains one of these holds a secret: never logged, masked where shown.
+SECRET_KEY_MARKERS = ("password", "secret", "token", "apikey", "api_key")
+
+
+def is_secret_key(key: str) -> bool:
+    last = key.rsplit(".", 1)[-1].lower()
+    return any(marker in last for marker in SECRET_KEY_MARKERS)
+
+
+def define_entities(db: orm.Database) -> None:
+    class Setting(db.Entity):
+        _table_ = "settings"
+        key = orm.PrimaryKey(str)
+        value = orm.Required(str)
+        updated_at = orm.Required(int, size=64)
+
+
+class SettingsStore:
+    def __init__(self, db: orm.Database, bus: EventBus, on_secret: Callable[[str], None] | None = None):
+        self._db = db
+        self._bus = bus
+        self._on_secret = on_secret or (lambda _value: None)
+        with orm.db_session:
+            self._values: dict[str, Scalar] = {row.key: json.loads(row.value) for row in db.Setting.select()}
+        for key, value in self._values.items():
+            self._note_secret(key, value)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._values.get(key, default)
+
+    def all(self) -> dict[str, Scalar]:
+        return dict(self._values)
+
+    def with_prefix(self, prefix: str) -> dict[str, Scalar]:
+        """Settings whose key starts with ``prefix``, keyed without it."""
+        return {key[len(prefix):]: value for key, value in self._values.items() if key.startswith(prefix)}
+
+    def set_many(self, values: Mapping[str, Scalar | None]) -> list[str]:
+        """Write all values in one transaction; return (and announce) the keys that changed."""
+        changed = [key for key, value in values.items() if self._differs(key, value)]
+        if not changed:
+            return []
+        stamp = now_ms()
+        with orm.db_session:
+            for key in changed:
+                value = values[key]
+                row = self._db.Setting.get(key=key)
+                if value is None:
+                    if row:
+                        row.delete()
+                elif row:
+                    row.value, row.updated_at = json.dumps(value), stamp
+                else:
+                    self._db.Setting(key=key, value=json.dumps(value), updated_at=stamp)
+        for key in changed:
+            value = values[key]
+            if value is None:
+                self._values.pop(key, None)
+            else:
+                self._values[key] = value
+                self._note_secret(key, value)
+        keys = sorted(changed)
+        self._bus.emit("settings.changed", keys=keys)
+        return keys
+
+    def set(self, key: str, value: Scalar | None) -> bool:
+        return bool(self.set_many({key: value}))
+
+    def _differs(self, key: str, value: Scalar | None) -> bool:
+        if key not in self._values:
+            return value is not None
+        current = self._values[key]
+        return value is None or type(current) is not type(value) or current != value
+
+    def scoped(self, prefix: str) -> "ScopedSettings":
+        return ScopedSettings(self, prefix)
+
+    def _note_secret(self, key: str, value: Any) -> None:
+        if is_secret_key(key) and isinstance(value, str) and value:
+            self._on_secret(value)
+
+
+class ScopedSettings:
+    """The view an integration gets: only keys under its own prefix, e.g. ``integration.<id>.``."""
+
+    def __init__(self, store: SettingsStore, prefix: str):
+        self._store = store
+        self.prefix = prefix
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._store.get(self.prefix + key, default)
+
+    def all(self) -> dict[str, Scalar]:
+        return self._store.with_prefix(self.prefix)
+
+    def set_many(self, values: Mapping[str, Scalar | None]) -> list[str]:
+        return self._store.set_many({self.prefix + key: value for key, value in values.items()})
+
+    def set(self, key: str, value: Scalar | None) -> bool:
+        return self._store.set(self.prefix + key, value)
+
+    def keys_changed(self, keys: Iterable[str]) -> list[str]:
+        """Of the changed ``keys`` of a settings.changed event, those in this scope (unprefixed)."""
+        return [key[len(self.prefix):] for key in keys if key.startswith(self.prefix)]

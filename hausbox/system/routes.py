@@ -1,0 +1,85 @@
+"""Routes: health, settings, logs and the OpenAPI document."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hausbox.api.openapi import build_document
+from hausbox.api.query import int_param
+from hausbox.api.routing import Call, Route, all_routes
+from hausbox.api.schema import obj, one_of
+from hausbox.core.clock import parse_iso
+from hausbox.core.errors import BadRequest
+from hausbox.core.logs import LEVELS, RING_CAPACITY
+
+
+def health(call: Call) -> dict[str, Any]:
+    return call.engine.health.report(detailed=call.principal is not None)
+
+
+def get_settings(call: Call) -> dict[str, Any]:
+    return call.engine.settings.all()
+
+
+def put_settings(call: Call) -> dict[str, Any]:
+    keys = call.engine.settings.set_many(call.body)
+    return {"success": True, "changed": keys}
+
+
+def get_logs(call: Call) -> dict[str, Any]:
+    q = call.query
+    level = q.get("level") or None
+    if level is not None and level not in LEVELS:
+        raise BadRequest(f"level must be one of {', '.join(LEVELS)}")
+    since = q.get("since") or None
+    if since is not None:
+        try:
+            parse_iso(since)
+        except ValueError:
+            raise BadRequest("since must be an ISO 8601 timestamp")
+    ring = call.engine.log_ring
+    entries = ring.query(
+        limit=int_param(q, "limit", 100, 1, RING_CAPACITY),
+        level=level,
+        module=q.get("module") or None,
+        search=q.get("search") or None,
+        since=since,
+    )
+    return {
+        "entries": entries,
+        "total": len(entries),
+        "capacity": ring.capacity,
+        "currentLevel": ring.runtime_level,
+        "modules": ring.modules(),
+    }
+
+
+def get_log_level(call: Call) -> dict[str, Any]:
+    return {"level": call.engine.log_ring.runtime_level}
+
+
+def put_log_level(call: Call) -> dict[str, Any]:
+    previous = call.engine.log_ring.set_runtime_level(call.body["level"])
+    return {"level": call.body["level"], "previous": previous}
+
+
+def openapi(call: Call) -> dict[str, Any]:
+    return build_document(all_routes())
+
+
+SETTING_KEY = {"type": "string", "minLength": 1, "maxLength": 200, "pattern": r"^[A-Za-z0-9_.:-]+$"}
+SETTINGS_BODY = {
+    "type": "object",
+    "propertyNames": SETTING_KEY,
+    "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
+}
+
+ROUTES = [
+    Route("GET", "/health", health, summary="Liveness; integrations, devices and version for an authenticated caller"),
+    Route("GET", "/settings", get_settings, summary="All settings (flat key to value)"),
+    Route("PUT", "/settings", put_settings, body=SETTINGS_BODY, summary="Set settings; a null value deletes the key"),
+    Route("GET", "/logs", get_logs, summary="Recent log entries from the in-memory ring buffer"),
+    Route("GET", "/logs/level", get_log_level, summary="Runtime level of the ring buffer"),
+    Route("PUT", "/logs/level", put_log_level, body=obj(required={"level": one_of(*LEVELS)}), summary="Set the ring buffer's level"),
+    Route("GET", "/openapi.json", openapi, summary="This document"),
+]

@@ -1,0 +1,35 @@
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from tests.harness import Home, Server
+
+
+@pytest.fixture
+def make_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """Start servers on fresh data directories (or a given one); all stopped at teardown."""
+    started: list[Server] = []
+
+    def make(data_dir=None, env: dict[str, str] | None = None, start: bool = True) -> Server:
+        server = Server(data_dir or tmp_path_factory.mktemp("data") / "hausbox", env)
+        started.append(server)
+        return server.start() if start else server
+
+    yield make
+    for server in started:
+        server.kill()
+
+
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    server = Server(tmp_path_factory.mktemp("data") / "hausbox").start()
+    yield server
+    server.kill()
+
+
+@pytest.fixture(scope="module")
+def home(module_server: Server) -> Home:
+    """One server per test module, set up with its first administrator."""
+    return Home(module_server)

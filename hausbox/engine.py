@@ -17,13 +17,32 @@ from hausbox.core import settings as settings_module
 from hausbox.core.bus import EventBus
 from hausbox.core.logs import setup_logging
 from hausbox.core.settings import SettingsStore
+from hausbox.devices import models as device_models
+from hausbox.devices.battery import BatteryMonitor
+from hausbox.devices.manager import DeviceManager
+from hausbox.equipments import models as equipment_models
+from hausbox.equipments.listing import EquipmentListing
+from hausbox.equipments.manager import EquipmentManager
+from hausbox.equipments.orders import OrderService
+from hausbox.integrations.registry import IntegrationRegistry
 from hausbox.realtime.hub import WebSocketHub
+from hausbox.system.alarms import Alarms
 from hausbox.system.health import Health
+from hausbox.zones import models as zone_models
+from hausbox.zones.aggregation import ZoneAggregator
+from hausbox.zones.orders import ZoneOrders
+from hausbox.zones.tree import ZoneTree
 
 log = logging.getLogger("hausbox.engine")
 
 DATABASE_FILE = "hausbox.db"
-ENTITY_DEFINERS = (settings_module.define_entities, auth_models.define_entities)
+ENTITY_DEFINERS = (
+    settings_module.define_entities,
+    auth_models.define_entities,
+    zone_models.define_entities,
+    device_models.define_entities,
+    equipment_models.define_entities,
+)
 
 
 class Engine:
@@ -39,15 +58,36 @@ class Engine:
         self.db = database.open_database(config.data_dir / DATABASE_FILE, ENTITY_DEFINERS)
         self.settings = SettingsStore(self.db, self.bus, on_secret=self.redactor.add_secret)
         self.auth = AuthService(self.db, self.bus, self.settings, self.secrets.jwt_signing_key, config)
+        # The hub subscribes first, so it observes every event of the pipeline in emission order.
         self.hub = WebSocketHub(self.bus, self.auth, max_backlog_bytes=ws_backlog_bytes)
+        self.alarms = Alarms(self.bus)
         self.health = Health()
+
+        # topology and the reactive pipeline: integration -> devices -> equipments -> zones
+        self.zones = ZoneTree(self.db, self.bus)
+        self.devices = DeviceManager(self.db, self.bus, zone_exists=self.zones.exists)
+        self.battery = BatteryMonitor(self.db, self.bus, self.devices, self.alarms)
+        self.integrations = IntegrationRegistry(self.bus, self.settings, self.devices, config.data_dir)
+        self.integrations.load_builtins()
+        self.health.add_contributor(self.integrations.health)
+        self.equipments = EquipmentManager(self.db, self.bus, self.devices, self.zones)
+        self.orders = OrderService(self.bus, self.equipments, self.integrations, self.alarms)
+        self.equipments_view = EquipmentListing(self.equipments, self.equipments.is_online, budget_ms=lambda _datum_id: None)
+        self.aggregator = ZoneAggregator(self.bus, self.zones, self.equipments, self.equipments.is_online)
+        self.zone_orders = ZoneOrders(self.zones, self.equipments, self.orders)
 
     def start(self) -> None:
         self.hub.start()
+        self.devices.start()
+        self.battery.start()
         self.bus.emit("system.started")
+        self.integrations.start_all()
         log.info("hausbox %s started (data in %s)", __version__, self.config.data_dir)
 
     def stop(self) -> None:
         log.info("stopping")
+        self.integrations.stop_all()
+        self.battery.stop()
+        self.devices.stop()  # writes the values not yet persisted
         self.hub.stop()
         self.db.disconnect()

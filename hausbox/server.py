@@ -20,13 +20,43 @@ log = logging.getLogger("hausbox.server")
 DRAIN_TIMEOUT_S = 10.0
 
 
+class InFlight:
+    """The requests being answered right now, so a stop can wait for them.
+
+    gevent's ``WSGIServer.stop`` waits for nothing without a pool, and with one it would also wait
+    for idle keep-alive connections; counting responses waits for exactly the work under way.
+    """
+
+    def __init__(self) -> None:
+        self.active = 0
+        self.idle = Event()
+        self.idle.set()
+
+    def handler_class(self) -> type:
+        tracker = self
+
+        class Handler(WebSocketHandler):
+            def handle_one_response(self):  # noqa: ANN202 - gevent's signature
+                tracker.active += 1
+                tracker.idle.clear()
+                try:
+                    return super().handle_one_response()
+                finally:
+                    tracker.active -= 1
+                    if tracker.active == 0:
+                        tracker.idle.set()
+
+        return Handler
+
+
 def serve(config: Config) -> int:
     backlog = int(os.environ.get("HAUSBOX_WS_BACKLOG_BYTES") or 2 << 20)
     engine = Engine(config, ws_backlog_bytes=backlog)
+    in_flight = InFlight()
     server = WSGIServer(
         (config.bind, config.port),
         build_app(engine),
-        handler_class=WebSocketHandler,
+        handler_class=in_flight.handler_class(),
         log=None,
         error_log=logging.getLogger("hausbox.http"),
     )
@@ -46,7 +76,9 @@ def serve(config: Config) -> int:
     if advertiser is not None:
         advertiser.close()
     engine.hub.stop()  # WebSockets never end by themselves: close them so the drain can finish
-    server.stop(timeout=DRAIN_TIMEOUT_S)  # stop accepting; in-flight requests finish
+    server.close()  # stop accepting; the requests under way finish
+    if not in_flight.idle.wait(DRAIN_TIMEOUT_S):
+        log.warning("%d request(s) still running after %.0f s: stopping anyway", in_flight.active, DRAIN_TIMEOUT_S)
     engine.stop()
     log.info("stopped")
     return 0

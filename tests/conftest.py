@@ -33,3 +33,22 @@ def module_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def home(module_server: Server) -> Home:
     """One server per test module, set up with its first administrator."""
     return Home(module_server)
+
+
+@pytest.fixture
+def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """A real mosquitto on a loopback port (a fresh one per test)."""
+    from tests.broker import Broker
+
+    instance = Broker(tmp_path_factory.mktemp("mosquitto")).start()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture
+def mqtt_client(broker) -> Iterator:
+    from tests.broker import Mqtt
+
+    client = Mqtt(broker)
+    yield client
+    client.close()

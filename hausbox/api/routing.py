@@ -26,6 +26,10 @@ API_PREFIX = "/api/v1"
 ROUTE_MODULES = (
     "hausbox.auth.routes",
     "hausbox.system.routes",
+    "hausbox.integrations.routes",
+    "hausbox.devices.routes",
+    "hausbox.equipments.routes",
+    "hausbox.zones.routes",
 )
 
 

@@ -73,10 +73,12 @@ class SessionStore:
                 if stolen is not None:
                     self._live.pop(stolen.id, None)
                     stolen.delete()
+                    orm.commit()  # before raising: the db_session rolls back on an exception
                 raise Unauthorized("Invalid refresh token")
             if row.expires_at <= stamp:
                 self._live.pop(row.id, None)
                 row.delete()
+                orm.commit()
                 raise Unauthorized("Invalid refresh token")
             fresh = secrets.token_hex(32)
             row.previous_hash, row.token_hash = row.token_hash, sha256_hex(fresh)
@@ -104,9 +106,11 @@ class SessionStore:
 
     def _pair(self, user_id: str, role: str, sid: str, refresh: str) -> dict[str, Any]:
         ttl = self.access_ttl_s()
-        issued = now_ms() // 1000
+        stamp = now_ms()
+        issued = stamp // 1000
+        expires = -(-(stamp + ttl * 1000) // 1000)  # rounded up: the token lives at least ttl seconds
         access = jwt.encode(
-            {"sub": user_id, "role": role, "sid": sid, "iat": issued, "exp": issued + ttl, "typ": "access"},
+            {"sub": user_id, "role": role, "sid": sid, "iat": issued, "exp": expires, "typ": "access"},
             self._key,
             algorithm=ALGORITHM,
         )

@@ -35,7 +35,7 @@ class EventBus:
         return off
 
     def on_any(self, handler: Handler) -> Callable[[], None]:
-        """Subscribe ``handler`` to every event; returns the function that unsubscribes it."""
+        """Observe every event, before the type-specific handlers; returns the unsubscriber."""
         self._any = self._any + (handler,)
 
         def off() -> None:
@@ -47,8 +47,10 @@ class EventBus:
         """Deliver the event to every subscriber, in subscription order, and return it."""
         _check_type(event_type)
         event: Event = {"type": event_type, **payload}
+        # Observers (on_any: the WebSocket hub, history, publishers) come first, so that they see
+        # events in emission order: a device update before the equipment change it causes.
         # Tuples are replaced, never mutated, so a handler may (un)subscribe during delivery.
-        for handler in self._handlers.get(event_type, ()) + self._any:
+        for handler in self._any + self._handlers.get(event_type, ()):
             try:
                 handler(event)
             except Exception:

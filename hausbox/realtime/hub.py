@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
+import struct
 from itertools import count
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 from urllib.parse import parse_qs
@@ -105,7 +107,9 @@ class Client:
         if self.closed:
             return False
         size = len(text)
-        if self.backlog_bytes + size > self.max_backlog_bytes:
+        # Only bytes still waiting count against a client: one message larger than the limit by
+        # itself (a big batch) must not drop a client that has read everything sent so far.
+        if self.backlog_bytes and self.backlog_bytes + size > self.max_backlog_bytes:
             log.warning("dropping WebSocket client of %s: %d bytes not read", self.principal.username, self.backlog_bytes)
             self.close(CLOSE_TOO_SLOW, "Too slow: event backlog exceeded")
             return False
@@ -141,11 +145,28 @@ class Client:
         try:
             if not mid_frame:  # a close frame after half a data frame would garble the stream
                 with gevent.Timeout(1.0):
-                    self.ws.close(code, reason.encode("utf-8"))
+                    _send_close(self.ws, code, reason)
         except BaseException:
             pass
         finally:
             _abort(self.ws)
+
+
+def _send_close(ws: Any, code: int, reason: str) -> None:
+    """Send a close frame carrying ``code``.
+
+    gevent-websocket 0.10's ``close(code, message)`` ignores ``code`` and sends ``str(message)`` as
+    the whole payload (bytes come out as ``b'...'``), so clients read a garbage status code. Build
+    the frame ourselves when the socket is gevent-websocket's; anything else gets ``close()``.
+    """
+    send_frame = getattr(ws, "send_frame", None)
+    if send_frame is None:
+        ws.close(code, reason.encode("utf-8"))
+        return
+    try:
+        send_frame(struct.pack("!H", code) + reason.encode("utf-8")[:123], ws.OPCODE_CLOSE)
+    finally:
+        ws.closed = True  # the handler would otherwise send a second, code-less close frame
 
 
 def _abort(ws: Any) -> None:
@@ -153,6 +174,13 @@ def _abort(ws: Any) -> None:
         handler = getattr(ws, "handler", None)
         sock = getattr(handler, "socket", None) if handler else None
         if sock is not None:
+            # close() alone does nothing while the handler's rfile (a makefile) still holds the
+            # socket: the peer never sees the end and our receive loop never returns. shutdown()
+            # cuts the connection whatever holds it.
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             sock.close()
     except Exception:
         pass
@@ -192,7 +220,10 @@ class WebSocketHub:
         except Unauthorized:
             principal = None
         if principal is None:
-            ws.close(CLOSE_INVALID_TOKEN, b"Invalid token")
+            try:
+                _send_close(ws, CLOSE_INVALID_TOKEN, "Invalid token")
+            except Exception:
+                pass
             return []
         ws.send(_encode({"type": "connected", "message": "Connected to hausbox", "version": __version__}))
         client = Client(ws, principal, self._max_backlog)

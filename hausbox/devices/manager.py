@@ -1,0 +1,441 @@
+"""The device manager: every device, its data and orders, in memory; persisted in batches.
+
+Integrations call ``upsert_from_discovery``, ``remove_stale``, ``update_data`` and
+``update_status`` (the device half of the plugin API). ``update_data`` is the hot path of the whole
+engine: it touches no database and emits ``device.data.updated`` only for values that changed
+(or for the categories where a repeat is news: a second button press, a new detection).
+Changed values and ``last_seen`` are written every ``FLUSH_INTERVAL_S`` and at shutdown, which
+keeps the SD card writes small.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import uuid
+from typing import Any, Callable, Iterable
+
+import gevent
+from pony import orm
+
+from hausbox.core.bus import EventBus
+from hausbox.core.clock import iso_utc, now_ms
+from hausbox.core.errors import BadRequest, NotFound
+from hausbox.devices.categories import CATEGORY_UNITS, KEY_CATEGORIES, RETRIGGER_CATEGORIES, type_of_value
+from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
+from hausbox.devices.values import coerce
+
+log = logging.getLogger("hausbox.device-manager")
+
+FLUSH_INTERVAL_S = 300.0
+HEARTBEAT_MIN_INTERVAL_MS = 5_000
+STATUSES = ("online", "offline", "unknown")
+
+
+def stable_id(device_id: str, kind: str, key: str) -> str:
+    """The id of a device's datum or order: the same for the same device and key, always."""
+    digest = hashlib.sha256(f"{device_id}:{kind}:{key}".encode("utf-8")).hexdigest()
+    return f"{digest[:8]}-{digest[8:12]}-{digest[12:16]}-{digest[16:20]}-{digest[20:32]}"
+
+
+class Datum:
+    __slots__ = ("id", "device", "key", "type", "category", "unit", "enum_values", "value", "last_updated", "last_changed")
+
+    def __init__(self, id: str, device: "Device", key: str, type: str, category: str, unit: str | None, enum_values: list | None):
+        self.id, self.device, self.key, self.type = id, device, key, type
+        self.category, self.unit, self.enum_values = category, unit, enum_values
+        self.value: Any = None
+        self.last_updated: int | None = None
+        self.last_changed: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "id": self.id,
+            "deviceId": self.device.id,
+            "key": self.key,
+            "type": self.type,
+            "category": self.category,
+            "value": self.value,
+            "lastUpdated": iso_utc(self.last_updated),
+            "lastChanged": iso_utc(self.last_changed),
+        }
+        if self.unit:
+            body["unit"] = self.unit
+        return body
+
+
+class Order:
+    __slots__ = ("id", "device", "key", "type", "category", "min", "max", "enum_values", "unit", "dispatch_config")
+
+    def __init__(self, id: str, device: "Device", spec: OrderSpec):
+        self.id, self.device = id, device
+        self.key, self.type, self.category = spec.key, spec.type, spec.category
+        self.min, self.max, self.enum_values, self.unit = spec.min, spec.max, spec.enum_values, spec.unit
+        self.dispatch_config = spec.dispatch_config or {}
+
+    def to_json(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"id": self.id, "deviceId": self.device.id, "key": self.key, "type": self.type}
+        for name, value in (("category", self.category), ("min", self.min), ("max", self.max), ("enumValues", self.enum_values), ("unit", self.unit)):
+            if value is not None:
+                body[name] = value
+        return body
+
+
+class Device:
+    __slots__ = (
+        "id", "integration_id", "source_device_id", "name", "name_customised", "manufacturer", "model",
+        "ieee_address", "zone_id", "source", "status", "power_source", "last_seen", "raw_expose",
+        "created_at", "updated_at", "data", "orders", "heartbeat_at", "_json",
+    )  # fmt: skip
+
+    def __init__(self, **fields: Any):
+        for name in self.__slots__:
+            setattr(self, name, fields.get(name))
+        self.data: dict[str, Datum] = {}
+        self.orders: dict[str, Order] = {}
+        self.heartbeat_at = 0
+        self._json = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The API form; cached until the device changes (GET /devices serves 500 of these)."""
+        if self._json is None:
+            self._json = {
+                "id": self.id,
+                "integrationId": self.integration_id,
+                "sourceDeviceId": self.source_device_id,
+                "name": self.name,
+                "manufacturer": self.manufacturer,
+                "model": self.model,
+                "ieeeAddress": self.ieee_address,
+                "zoneId": self.zone_id,
+                "source": self.source,
+                "status": self.status,
+                "powerSource": self.power_source,
+                "lastSeen": iso_utc(self.last_seen),
+                "createdAt": iso_utc(self.created_at),
+                "updatedAt": iso_utc(self.updated_at),
+                "data": [self.data[key].to_json() for key in sorted(self.data)],
+                "orders": [self.orders[key].to_json() for key in sorted(self.orders)],
+            }
+        return self._json
+
+    def touched(self) -> None:
+        self._json = None
+
+
+class DeviceManager:
+    def __init__(self, db: orm.Database, bus: EventBus, zone_exists: Callable[[str], bool]):
+        self._db = db
+        self._bus = bus
+        self._zone_exists = zone_exists
+        self._by_id: dict[str, Device] = {}
+        self._by_source: dict[tuple[str, str], Device] = {}
+        self._data: dict[str, Datum] = {}
+        self._orders: dict[str, Order] = {}
+        self._dirty_values: set[str] = set()  # datum ids
+        self._dirty_devices: set[str] = set()  # device ids (last_seen, status)
+        self._flusher: gevent.Greenlet | None = None
+        # Called with the ids of data and orders that no longer exist (bindings on them cascade away).
+        self._removal_listeners: list[Callable[[set[str], set[str]], None]] = []
+        self._load()
+
+    def on_removed(self, listener: Callable[[set[str], set[str]], None]) -> None:
+        self._removal_listeners.append(listener)
+
+    def _removed(self, data_ids: set[str], order_ids: set[str]) -> None:
+        if data_ids or order_ids:
+            for listener in self._removal_listeners:
+                listener(data_ids, order_ids)
+
+    # ---- loading and persistence -------------------------------------------------------------
+    def _load(self) -> None:
+        with orm.db_session:
+            for row in self._db.Device.select():
+                device = Device(**{name: getattr(row, name, None) for name in Device.__slots__ if name not in ("data", "orders", "heartbeat_at", "_json")})
+                self._index(device)
+            for row in self._db.DeviceData.select():
+                device = self._by_id.get(row.device_id)
+                if device is None:
+                    continue
+                datum = Datum(row.id, device, row.key, row.type, row.category, row.unit, row.enum_values)
+                datum.value = json.loads(row.value) if row.value is not None else None
+                datum.last_updated, datum.last_changed = row.last_updated, row.last_changed
+                device.data[row.key] = self._data[row.id] = datum
+            for row in self._db.DeviceOrder.select():
+                device = self._by_id.get(row.device_id)
+                if device is None:
+                    continue
+                spec = OrderSpec(row.key, row.type, row.category, row.min_value, row.max_value, row.enum_values, row.unit, row.dispatch_config or {})
+                device.orders[row.key] = self._orders[row.id] = Order(row.id, device, spec)
+
+    def _index(self, device: Device) -> None:
+        self._by_id[device.id] = device
+        self._by_source[(device.integration_id, device.source_device_id)] = device
+
+    def start(self) -> None:
+        self._flusher = gevent.spawn(self._flush_loop)
+
+    def stop(self) -> None:
+        if self._flusher is not None:
+            self._flusher.kill()
+        self.flush()
+
+    def _flush_loop(self) -> None:
+        while True:
+            gevent.sleep(FLUSH_INTERVAL_S)
+            try:
+                self.flush()
+            except Exception:
+                log.exception("could not persist device values (kept in memory, retried next round)")
+
+    def flush(self) -> None:
+        """Write changed values, last-seen times and statuses in one transaction."""
+        values, devices = self._dirty_values, self._dirty_devices
+        if not values and not devices:
+            return
+        self._dirty_values, self._dirty_devices = set(), set()
+        try:
+            with orm.db_session:
+                for datum_id in values:
+                    datum = self._data.get(datum_id)
+                    row = self._db.DeviceData.get(id=datum_id) if datum else None
+                    if row is not None:
+                        row.value = json.dumps(datum.value)
+                        row.last_updated, row.last_changed = datum.last_updated, datum.last_changed
+                for device_id in devices:
+                    device = self._by_id.get(device_id)
+                    row = self._db.Device.get(id=device_id) if device else None
+                    if row is not None:
+                        row.last_seen, row.status = device.last_seen, device.status
+        except Exception:
+            self._dirty_values |= values
+            self._dirty_devices |= devices
+            raise
+
+    # ---- reads -------------------------------------------------------------------------------
+    def get(self, device_id: str) -> Device | None:
+        return self._by_id.get(device_id)
+
+    def require(self, device_id: str) -> Device:
+        device = self._by_id.get(device_id)
+        if device is None:
+            raise NotFound(f"Device not found: {device_id}")
+        return device
+
+    def find(self, integration_id: str, source_device_id: str) -> Device | None:
+        return self._by_source.get((integration_id, source_device_id))
+
+    def all(self) -> list[Device]:
+        return sorted(self._by_id.values(), key=lambda d: (d.name.lower(), d.id))
+
+    def of_integration(self, integration_id: str) -> list[Device]:
+        return [d for d in self._by_id.values() if d.integration_id == integration_id]
+
+    def datum(self, datum_id: str) -> Datum | None:
+        return self._data.get(datum_id)
+
+    def order(self, order_id: str) -> Order | None:
+        return self._orders.get(order_id)
+
+    def counts(self, integration_id: str | None = None) -> dict[str, int]:
+        counts = {"total": 0, "online": 0, "offline": 0, "unknown": 0}
+        for device in self._by_id.values():
+            if integration_id is None or device.integration_id == integration_id:
+                counts["total"] += 1
+                counts[device.status] += 1
+        return counts
+
+    # ---- the plugin API: discovery -----------------------------------------------------------
+    def upsert_from_discovery(self, integration_id: str, source: str, found: DiscoveredDevice) -> Device:
+        """Create or update a device and its data and orders; ids of kept keys never change."""
+        device = self._by_source.get((integration_id, found.source_device_id))
+        if device is None and found.ieee_address:
+            # Renamed in the integration (same radio address): keep the device and its bindings.
+            device = next(
+                (d for d in self._by_id.values() if d.integration_id == integration_id and d.ieee_address == found.ieee_address),
+                None,
+            )
+        stamp = now_ms()
+        created = device is None
+        with orm.db_session:
+            if created:
+                device = Device(
+                    id=str(uuid.uuid4()), integration_id=integration_id, source_device_id=found.source_device_id,
+                    name=found.name or found.source_device_id, name_customised=False, status="unknown",
+                    source=source, created_at=stamp,
+                )  # fmt: skip
+                row = self._db.Device(
+                    id=device.id, integration_id=integration_id, source_device_id=found.source_device_id,
+                    name=device.name, source=source, status="unknown", created_at=stamp, updated_at=stamp,
+                )  # fmt: skip
+            else:
+                row = self._db.Device[device.id]
+                del self._by_source[(device.integration_id, device.source_device_id)]
+                if not device.name_customised:
+                    device.name = row.name = found.name or found.source_device_id
+            device.source_device_id = row.source_device_id = found.source_device_id
+            device.manufacturer = row.manufacturer = found.manufacturer
+            device.model = row.model = found.model
+            device.ieee_address = row.ieee_address = found.ieee_address
+            device.power_source = row.power_source = found.power_source
+            device.raw_expose = row.raw_expose = found.raw_expose
+            device.updated_at = row.updated_at = stamp
+            self._sync_data(device, found.data)
+            self._sync_orders(device, found.orders)
+        self._index(device)
+        device.touched()
+        if created:
+            log.info("discovered %s device %s", integration_id, device.name)
+            self._bus.emit("device.discovered", device=device.to_json())
+        return device
+
+    def _sync_data(self, device: Device, specs: Iterable[DataSpec]) -> None:
+        wanted = {spec.key: spec for spec in specs}
+        gone = {device.data[k].id for k in device.data if k not in wanted}
+        for key in [k for k in device.data if k not in wanted]:
+            self._db.DeviceData[device.data[key].id].delete()
+            del self._data[device.data.pop(key).id]
+        self._removed(gone, set())
+        for key, spec in wanted.items():
+            datum = device.data.get(key)
+            if datum is None:
+                datum = Datum(stable_id(device.id, "data", key), device, key, spec.type, spec.category, spec.unit, spec.enum_values)
+                device.data[key] = self._data[datum.id] = datum
+                self._db.DeviceData(id=datum.id, device_id=device.id, key=key, type=spec.type, category=spec.category, unit=spec.unit, enum_values=spec.enum_values)
+            else:
+                datum.type, datum.category, datum.unit, datum.enum_values = spec.type, spec.category, spec.unit, spec.enum_values
+                row = self._db.DeviceData[datum.id]
+                row.type, row.category, row.unit, row.enum_values = spec.type, spec.category, spec.unit, spec.enum_values
+
+    def _sync_orders(self, device: Device, specs: Iterable[OrderSpec]) -> None:
+        wanted = {spec.key: spec for spec in specs}
+        gone = {device.orders[k].id for k in device.orders if k not in wanted}
+        for key in [k for k in device.orders if k not in wanted]:
+            self._db.DeviceOrder[device.orders[key].id].delete()
+            del self._orders[device.orders.pop(key).id]
+        self._removed(set(), gone)
+        for key, spec in wanted.items():
+            order_id = stable_id(device.id, "order", key)
+            order = Order(order_id, device, spec)
+            fields = dict(
+                type=spec.type, category=spec.category, min_value=spec.min, max_value=spec.max,
+                enum_values=spec.enum_values, unit=spec.unit, dispatch_config=spec.dispatch_config or {},
+            )  # fmt: skip
+            row = self._db.DeviceOrder.get(id=order_id)
+            if row is None:
+                self._db.DeviceOrder(id=order_id, device_id=device.id, key=key, **fields)
+            else:
+                row.set(**fields)
+            device.orders[key] = self._orders[order_id] = order
+
+    def remove_stale(self, integration_id: str, present: set[str]) -> int:
+        """Delete this integration's devices not in ``present``; an empty list deletes nothing."""
+        if not present:
+            return 0
+        stale = [d for d in self.of_integration(integration_id) if d.source_device_id not in present]
+        for device in stale:
+            self.delete(device.id)
+        return len(stale)
+
+    # ---- the plugin API: live data -----------------------------------------------------------
+    def update_data(self, integration_id: str, source_device_id: str, payload: dict[str, Any], source_timestamp: str | None = None) -> None:
+        device = self._by_source.get((integration_id, source_device_id))
+        if device is None:
+            return
+        now = now_ms()
+        device.last_seen = now
+        device._json = None
+        self._dirty_devices.add(device.id)
+        if device.status != "online":
+            self._set_status(device, "online")
+        emit = self._bus.emit
+        if now - device.heartbeat_at >= HEARTBEAT_MIN_INTERVAL_MS:
+            device.heartbeat_at = now
+            emit("device.heartbeat", deviceId=device.id, timestamp=iso_utc(now))
+        timestamp = None
+        for key, raw in payload.items():
+            datum = device.data.get(key)
+            if datum is None:
+                datum = self._learn(device, key, raw)
+                if datum is None:
+                    continue
+            value = coerce(datum.type, raw)
+            previous = datum.value
+            datum.last_updated = now
+            if value == previous and type(value) is type(previous):
+                if datum.category not in RETRIGGER_CATEGORIES:
+                    continue
+            else:
+                datum.value = value
+                datum.last_changed = now
+                self._dirty_values.add(datum.id)
+            if timestamp is None:
+                timestamp = iso_utc(now)
+            event = {"deviceId": device.id, "deviceName": device.name, "dataId": datum.id, "key": key, "value": value, "previous": previous, "timestamp": timestamp}
+            if source_timestamp is not None:
+                event["sourceTimestamp"] = source_timestamp
+            emit("device.data.updated", **event)
+
+    def _learn(self, device: Device, key: str, value: Any) -> Datum | None:
+        """A key never declared: kept only when it is a well-known one (battery, temperature ...)."""
+        category = KEY_CATEGORIES.get(key)
+        if category is None or value is None:
+            return None
+        spec = DataSpec(key, type_of_value(value), category, CATEGORY_UNITS.get(category))  # type: ignore[arg-type]
+        with orm.db_session:
+            self._sync_data(device, [*(DataSpec(d.key, d.type, d.category, d.unit, d.enum_values) for d in device.data.values()), spec])  # type: ignore[arg-type]
+        return device.data.get(key)
+
+    def update_status(self, integration_id: str, source_device_id: str, status: str) -> None:
+        device = self._by_source.get((integration_id, source_device_id))
+        if device is None or status not in STATUSES:
+            return
+        if status == "online":
+            device.last_seen = now_ms()
+        if device.status != status:
+            self._set_status(device, status)
+
+    def _set_status(self, device: Device, status: str) -> None:
+        device.status = status
+        device.touched()
+        self._dirty_devices.add(device.id)
+        self._bus.emit("device.status_changed", deviceId=device.id, deviceName=device.name, status=status)
+
+    # ---- user-facing changes -----------------------------------------------------------------
+    def update(self, device_id: str, name: str | None = None, zone_id: Any = ...) -> dict[str, Any]:
+        device = self.require(device_id)
+        if name is None and zone_id is ...:
+            raise BadRequest("No update fields provided. Use 'name' and/or 'zoneId'.")
+        if zone_id is not ... and zone_id is not None and not self._zone_exists(zone_id):
+            raise BadRequest(f"Zone not found: {zone_id}")
+        with orm.db_session:
+            row = self._db.Device[device_id]
+            if name is not None:
+                device.name = row.name = name.strip()
+                device.name_customised = row.name_customised = True
+            if zone_id is not ...:
+                device.zone_id = row.zone_id = zone_id
+            device.updated_at = row.updated_at = now_ms()
+        device.touched()
+        return device.to_json()
+
+    def delete(self, device_id: str) -> None:
+        device = self.require(device_id)
+        with orm.db_session:
+            self._db.Device[device_id].delete()
+        for datum in device.data.values():
+            self._data.pop(datum.id, None)
+            self._dirty_values.discard(datum.id)
+        for order in device.orders.values():
+            self._orders.pop(order.id, None)
+        self._dirty_devices.discard(device_id)
+        del self._by_id[device_id]
+        self._by_source.pop((device.integration_id, device.source_device_id), None)
+        self._removed({d.id for d in device.data.values()}, {o.id for o in device.orders.values()})
+        log.info("removed device %s", device.name)
+        self._bus.emit("device.removed", deviceId=device_id, deviceName=device.name)
+
+    def raw(self, device_id: str) -> dict[str, Any]:
+        device = self.require(device_id)
+        return {"deviceId": device.id, "name": device.name, "sourceDeviceId": device.source_device_id, "expose": device.raw_expose}

@@ -1,0 +1,109 @@
+"""Executing an equipment order: value resolution, dispatch with one retry, alarms and events."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Callable
+
+import gevent
+
+from hausbox.core.bus import EventBus
+from hausbox.core.errors import ApiError, BadRequest, NotFound, ServiceUnavailable
+from hausbox.devices.manager import Order
+from hausbox.equipments.manager import Equipment, EquipmentManager
+from hausbox.integrations.registry import DispatchError, IntegrationRegistry
+from hausbox.system.alarms import Alarms
+
+log = logging.getLogger("hausbox.equipment-orders")
+
+RETRY_DELAY_S = 2.0
+MANUAL = {"kind": "manual"}
+
+
+class OrderFailed(ApiError):
+    status = 502
+
+
+def resolve_value(order: Order, value: Any) -> Any:
+    """The value to send for ``order``: enum names matched case-insensitively, numbers in range."""
+    if order.enum_values:
+        if value is None or value == "":
+            return order.enum_values[0]
+        for allowed in order.enum_values:
+            if allowed == value or (isinstance(value, str) and isinstance(allowed, str) and allowed.lower() == value.lower()):
+                return allowed
+        if order.type == "enum":
+            raise BadRequest(f"value must be one of {', '.join(map(str, order.enum_values))}")
+    if order.type == "number":
+        if isinstance(value, str):
+            try:
+                value = float(value) if "." in value else int(value)
+            except ValueError:
+                raise BadRequest("value must be a number")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise BadRequest("value must be a number")
+        if order.min is not None and value < order.min:
+            raise BadRequest(f"value must be at least {order.min:g}")
+        if order.max is not None and value > order.max:
+            raise BadRequest(f"value must be at most {order.max:g}")
+    if order.type == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return value
+
+
+class OrderService:
+    def __init__(self, bus: EventBus, equipments: EquipmentManager, integrations: IntegrationRegistry, alarms: Alarms):
+        self._bus = bus
+        self._equipments = equipments
+        self._integrations = integrations
+        self._alarms = alarms
+        # Called after an order was sent: (equipment, alias, value, source). Delivery confirmation
+        # and timed actions hook in here.
+        self.after_send: list[Callable[[Equipment, str, Any, dict[str, Any]], None]] = []
+        # Orders an equipment answers itself (virtual aliases such as a VMC's speed):
+        # alias -> handler(equipment, value, source) -> result, tried before the bindings.
+        self.virtual: dict[str, Callable[[Equipment, Any, dict[str, Any]], dict[str, Any] | None]] = {}
+
+    def execute(self, equipment_id: str, alias: str, value: Any, source: dict[str, Any] | None = None) -> dict[str, Any]:
+        equipment = self._equipments.require(equipment_id)
+        if not equipment.enabled:
+            raise BadRequest("Equipment is disabled")
+        source = source or MANUAL
+        handler = self.virtual.get(alias)
+        if handler is not None and alias not in equipment.order_bindings:
+            result = handler(equipment, value, source)
+            if result is not None:
+                return result
+        binding = equipment.order_bindings.get(alias)
+        order = self._equipments.order_of(equipment, alias) if binding else None
+        if order is None:
+            raise NotFound(f"Order alias not found: {alias}")
+        value = resolve_value(order, value)
+        self.send(equipment, alias, order, value, source)
+        return {"success": True, "value": value}
+
+    def send(self, equipment: Equipment, alias: str, order: Order, value: Any, source: dict[str, Any]) -> None:
+        """Dispatch (one retry after 2 s); on failure an alarm, ``equipment.order.failed`` and a 5xx."""
+        integration_id = order.device.integration_id
+        alarm_id = f"order-fail:{integration_id}"
+        try:
+            try:
+                self._integrations.dispatch_order(order.device, order, value)
+            except DispatchError as first:
+                log.warning("order %s.%s failed (%s): retrying once", equipment.name, alias, first)
+                gevent.sleep(RETRY_DELAY_S)
+                self._integrations.dispatch_order(order.device, order, value)
+        except (DispatchError, ServiceUnavailable) as error:
+            message = error.message if isinstance(error, ApiError) else str(error)
+            self._alarms.raise_alarm(alarm_id, "error", integration_id, f"Order dispatch failed: {equipment.name} {alias} — {message}")
+            self._bus.emit("equipment.order.failed", equipmentId=equipment.id, orderAlias=alias, value=value, error=message, source=source)
+            if isinstance(error, ServiceUnavailable):
+                raise
+            raise OrderFailed(f"Order could not be sent: {message}")
+        self._alarms.resolve(alarm_id)
+        self._bus.emit("equipment.order.executed", equipmentId=equipment.id, orderAlias=alias, value=value, source=source)
+        for hook in self.after_send:
+            try:
+                hook(equipment, alias, value, source)
+            except Exception:
+                log.exception("after-send hook failed")

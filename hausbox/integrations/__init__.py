@@ -1,0 +1,1 @@
+"""Integrations bring devices in. The plugin API is documented in ``hausbox.integrations.api``."""

@@ -65,16 +65,19 @@ def serve(config: Config) -> int:
         gevent.signal_handler(signum, stopping.set)
     server.start()
     engine.start()
-    advertiser = None
+    advertising = None
     if config.mdns:
         from hausbox.system.mdns import advertise
 
-        advertiser = advertise(config.port)
+        advertising = gevent.spawn(advertise, config.port)  # mDNS probing takes seconds: not on the boot path
     log.info("listening on %s:%d", config.bind, config.port)
     stopping.wait()
     log.info("shutting down: draining requests")
-    if advertiser is not None:
-        advertiser.close()
+    if advertising is not None:
+        if not advertising.ready():
+            advertising.kill()
+        elif advertising.value is not None:
+            advertising.value.close()
     engine.hub.stop()  # WebSockets never end by themselves: close them so the drain can finish
     server.close()  # stop accepting; the requests under way finish
     if not in_flight.idle.wait(DRAIN_TIMEOUT_S):

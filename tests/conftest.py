@@ -52,3 +52,14 @@ def mqtt_client(broker) -> Iterator:
     client = Mqtt(broker)
     yield client
     client.close()
+
+
+@pytest.fixture
+def engine(tmp_path):
+    """An in-process Engine with a connected fake integration: ``(engine, fake, recorder)``."""
+    from tests.inprocess import Recorder, build_engine
+
+    instance, fake = build_engine(tmp_path / "data")
+    recorder = Recorder(instance)
+    yield instance, fake, recorder
+    instance.stop()

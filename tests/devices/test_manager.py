@@ -1,0 +1,118 @@
+"""The device manager: discovery, stable ids, the hot path's events, status, persistence."""
+
+from __future__ import annotations
+
+import pytest
+
+from hausbox.devices.discovery import DataSpec, OrderSpec
+from hausbox.devices.manager import stable_id
+from tests.inprocess import FAKE_ID, build_engine, light_specs
+
+
+def test_discovery_creates_a_device_once_with_stable_ids(engine):
+    engine, fake, recorder = engine
+    data, orders = light_specs()
+    device = fake.discover("salon", data, orders, manufacturer="IKEA", model="LED1545G12", power_source="mains")
+    assert device.status == "unknown"
+    assert [e["device"]["id"] for e in recorder.of("device.discovered")] == [device.id]
+    first_ids = {d.key: d.id for d in device.data.values()} | {f"o:{o.key}": o.id for o in device.orders.values()}
+    assert first_ids["state"] == stable_id(device.id, "data", "state")
+    again = fake.discover("salon", data, orders, manufacturer="IKEA", model="LED1545G12")
+    assert again is device and len(recorder.of("device.discovered")) == 1
+    assert {d.key: d.id for d in again.data.values()} | {f"o:{o.key}": o.id for o in again.orders.values()} == first_ids
+    body = device.to_json()
+    assert body["powerSource"] is None and body["manufacturer"] == "IKEA"
+    assert [d["key"] for d in body["data"]] == ["brightness", "state"]
+
+
+def test_a_user_rename_and_zone_survive_rediscovery(engine):
+    engine, fake, _ = engine
+    data, orders = light_specs()
+    device = fake.discover("lamp", data, orders)
+    zone = engine.zones.create("Kitchen")
+    engine.devices.update(device.id, name="Kitchen lamp", zone_id=zone["id"])
+    fake.discover("lamp", data, orders, name="lamp-renamed-by-integration")
+    assert device.name == "Kitchen lamp" and device.zone_id == zone["id"]
+
+
+def test_values_are_stored_at_the_declared_type_and_events_follow_changes_only(engine):
+    engine, fake, recorder = engine
+    fake.discover("meter", [DataSpec("power", "number", "power", "W"), DataSpec("label", "text")])
+    recorder.clear()
+    fake.report("meter", {"power": "12.5", "label": 7})
+    updates = recorder.of("device.data.updated")
+    assert [(e["key"], e["value"], e["previous"]) for e in updates] == [("power", 12.5, None), ("label", "7", None)]
+    assert recorder.of("device.status_changed")[0]["status"] == "online"
+    recorder.clear()
+    fake.report("meter", {"power": 12.5, "label": "7"})
+    assert recorder.of("device.data.updated") == [] and recorder.of("device.status_changed") == []
+    fake.report("meter", {"power": 13})
+    assert [(e["value"], e["previous"]) for e in recorder.of("device.data.updated")] == [(13, 12.5)]
+
+
+def test_a_repeated_button_press_is_news(engine):
+    engine, fake, recorder = engine
+    fake.discover("button", [DataSpec("action", "enum", "action", enum_values=["single", "double"])])
+    fake.report("button", {"action": "single"})
+    fake.report("button", {"action": "single"})
+    assert [e["value"] for e in recorder.of("device.data.updated")] == ["single", "single"]
+
+
+def test_well_known_undeclared_keys_are_learnt_others_dropped(engine):
+    engine, fake, recorder = engine
+    device = fake.discover("sensor", [DataSpec("temperature", "number", "temperature")])
+    fake.report("sensor", {"battery": 87, "linkquality": 120, "last_seen": "2026-01-01"})
+    assert "battery" in device.data and device.data["battery"].category == "battery" and device.data["battery"].unit == "%"
+    assert "linkquality" not in device.data and "last_seen" not in device.data
+
+
+def test_availability_changes_emit_once(engine):
+    engine, fake, recorder = engine
+    fake.discover("plug", [DataSpec("state", "enum", "generic")])
+    for status in ("online", "online", "offline", "offline", "online"):
+        engine.devices.update_status(FAKE_ID, "plug", status)
+    assert [e["status"] for e in recorder.of("device.status_changed")] == ["online", "offline", "online"]
+    assert engine.devices.counts() == {"total": 1, "online": 1, "offline": 0, "unknown": 0}
+
+
+def test_stale_devices_are_removed_but_never_on_an_empty_list(engine):
+    engine, fake, recorder = engine
+    fake.discover("a", [DataSpec("x", "number")])
+    fake.discover("b", [DataSpec("x", "number")])
+    assert engine.devices.remove_stale(FAKE_ID, set()) == 0
+    assert engine.devices.remove_stale(FAKE_ID, {"a"}) == 1
+    assert [e["deviceName"] for e in recorder.of("device.removed")] == ["b"]
+    assert engine.devices.find(FAKE_ID, "b") is None
+
+
+def test_a_device_renamed_in_the_integration_keeps_its_identity(engine):
+    engine, fake, _ = engine
+    data, orders = light_specs()
+    device = fake.discover("old-name", data, orders, ieee_address="0x00158d0001")
+    moved = fake.discover("new-name", data, orders, ieee_address="0x00158d0001")
+    assert moved.id == device.id and engine.devices.find(FAKE_ID, "new-name") is device
+    assert engine.devices.find(FAKE_ID, "old-name") is None
+
+
+def test_values_survive_a_restart(tmp_path):
+    engine, fake = build_engine(tmp_path / "data")
+    fake.discover("meter", [DataSpec("power", "number", "power")])
+    fake.report("meter", {"power": 42})
+    engine.stop()
+    again, _ = build_engine(tmp_path / "data")
+    try:
+        device = again.devices.find(FAKE_ID, "meter")
+        assert device.data["power"].value == 42 and device.status == "online"
+    finally:
+        again.stop()
+
+
+def test_update_needs_a_field_and_a_real_zone(engine):
+    from hausbox.core.errors import BadRequest
+
+    engine, fake, _ = engine
+    device = fake.discover("d", [DataSpec("x", "number")])
+    with pytest.raises(BadRequest):
+        engine.devices.update(device.id)
+    with pytest.raises(BadRequest):
+        engine.devices.update(device.id, zone_id="nowhere")

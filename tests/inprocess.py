@@ -1,0 +1,91 @@
+"""An Engine built in the test process, with a fake integration: for tests of the services themselves.
+
+Nothing is monkey-patched here; gevent primitives still work, and ``gevent.sleep`` lets the
+engine's greenlets run.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hausbox.config import Config
+from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
+from hausbox.engine import Engine
+from hausbox.integrations.api import IntegrationContext, SettingDef
+
+FAKE_ID = "fake"
+
+
+class FakeIntegration:
+    """Connected at once; records orders; can fail them or echo them back as a real device would."""
+
+    id, name, description, icon, api_version = FAKE_ID, "Fake", "test integration", "flask", 2
+
+    def __init__(self, context: IntegrationContext):
+        self.context = context
+        self.sent: list[tuple[str, str, Any]] = []
+        self.fail_next = 0
+        self.echo = True
+        self.connected = True
+
+    def settings_schema(self) -> list[SettingDef]:
+        return [SettingDef("token", "Token", "password")]
+
+    def is_configured(self) -> bool:
+        return True
+
+    def start(self) -> None:
+        self.connected = True
+
+    def stop(self) -> None:
+        self.connected = False
+
+    def status(self) -> str:
+        return "connected" if self.connected else "disconnected"
+
+    def execute_order(self, device: Any, order_key: str, value: Any) -> None:
+        if self.fail_next:
+            self.fail_next -= 1
+            raise RuntimeError("radio jammed")
+        self.sent.append((device.source_device_id, order_key, value))
+        if self.echo:
+            self.context.devices.update_data(FAKE_ID, device.source_device_id, {order_key: value})
+
+    # helpers for tests
+    def discover(self, source_id: str, data: list[DataSpec], orders: list[OrderSpec] | None = None, **fields: Any):
+        found = DiscoveredDevice(source_device_id=source_id, data=data, orders=orders or [], **fields)
+        return self.context.devices.upsert_from_discovery(FAKE_ID, "fake", found)
+
+    def report(self, source_id: str, payload: dict[str, Any]) -> None:
+        self.context.devices.update_data(FAKE_ID, source_id, payload)
+
+
+def build_engine(data_dir: Path) -> tuple[Engine, FakeIntegration]:
+    engine = Engine(Config(data_dir=data_dir, log_level="warn", mdns=False, bcrypt_rounds=4))
+    fake = engine.integrations.register({"id": FAKE_ID, "name": "Fake", "version": "1.0.0"}, FakeIntegration)
+    return engine, fake
+
+
+def light_specs() -> tuple[list[DataSpec], list[OrderSpec]]:
+    return (
+        [DataSpec("state", "enum", "light_state", enum_values=["ON", "OFF"]), DataSpec("brightness", "number", "light_brightness")],
+        [OrderSpec("state", "enum", "light_toggle", enum_values=["ON", "OFF", "TOGGLE"]), OrderSpec("brightness", "number", "set_brightness", min=0, max=254)],
+    )
+
+
+class Recorder:
+    """Every bus event, in order."""
+
+    def __init__(self, engine: Engine):
+        self.events: list[dict[str, Any]] = []
+        engine.bus.on_any(self.events.append)
+
+    def of(self, event_type: str) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] == event_type]
+
+    def types(self) -> list[str]:
+        return [e["type"] for e in self.events if e["type"] not in ("log.entry", "device.heartbeat")]
+
+    def clear(self) -> None:
+        self.events.clear()

@@ -1,0 +1,65 @@
+"""The /ws handshake: a missing or bad token is closed with 4001 before any message; both token kinds are welcomed."""
+
+from __future__ import annotations
+
+import pytest
+
+from hausbox import __version__
+from tests.realtime.wsclient import connect, expect_welcome, read_frame
+
+
+def assert_refused(ws) -> None:
+    first = read_frame(ws, timeout=5)
+    assert first.kind == "close", f"expected a close frame first, got {first}"
+    assert first.code == 4001, f"close code {first.code!r}, reason {first.reason!r}"
+    after = read_frame(ws, timeout=5)
+    assert after.kind == "eof", f"nothing may follow the close frame, got {after}"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["", "?token=", "?token=garbage", "?token=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl", "?token=hbx_" + "0" * 64],
+    ids=["no-token", "empty-token", "garbage", "forged-jwt", "unknown-api-token"],
+)
+def test_missing_or_invalid_token_is_closed_with_4001_and_no_welcome(home, query):
+    import websocket
+
+    ws = websocket.create_connection(home.server.ws_url + query, timeout=10)
+    try:
+        assert_refused(ws)
+    finally:
+        ws.shutdown()
+
+
+def test_jwt_access_token_gets_the_welcome(home):
+    ws = home.server.ws(home.admin_pair["accessToken"])
+    try:
+        welcome = expect_welcome(ws)
+        assert set(welcome) == {"type", "message", "version"}
+        assert isinstance(welcome["message"], str) and welcome["message"]
+        assert welcome["version"] == __version__
+    finally:
+        ws.shutdown()
+
+
+def test_api_token_gets_the_welcome_for_admin_and_standard(home):
+    _, standard = home.new_user("standard")
+    for api in (home.admin, standard):
+        created = api.post("/me/tokens", {"name": "ws-test"})
+        assert created.status_code == 201, created.text
+        token = created.json()["token"]
+        assert token.startswith("hbx_")
+        ws = connect(home.server.ws_url, token)
+        try:
+            welcome = expect_welcome(ws)
+            assert welcome["version"] == __version__ and welcome["message"]
+        finally:
+            ws.shutdown()
+
+
+def test_refresh_token_is_not_an_access_credential(home):
+    ws = connect(home.server.ws_url, home.admin_pair["refreshToken"])
+    try:
+        assert_refused(ws)
+    finally:
+        ws.shutdown()

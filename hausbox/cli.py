@@ -14,8 +14,16 @@ def run(argv: list[str]) -> int:
     commands.add_parser("serve", help="serve the REST + WebSocket API (environment: PORT, HAUSBOX_*)")
     args = parser.parse_args(argv)
     if args.command == "serve":
+        import logging
+
         from hausbox.config import Config
+        from hausbox.core.database import SchemaTooNew
         from hausbox.server import serve
 
-        return serve(Config.from_env())
+        try:
+            return serve(Config.from_env())
+        except SchemaTooNew as error:
+            # A downgrade onto a newer database: refuse to touch it, say so plainly (log file too).
+            logging.getLogger("hausbox.database").critical("refusing to start: %s", error)
+            return 3
     return 2

@@ -25,10 +25,14 @@ def define_entities(db: orm.Database) -> None:
         id = orm.PrimaryKey(str)
         user_id = orm.Required(str)
         token_hash = orm.Required(str, unique=True)
-        previous_hash = orm.Optional(str, nullable=True)
         expires_at = orm.Required(int, size=64)
         created_at = orm.Required(int, size=64)
         refreshed_at = orm.Required(int, size=64)
+
+    class RefreshHistory(db.Entity):
+        _table_ = "refresh_history"
+        token_hash = orm.PrimaryKey(str)
+        session_id = orm.Required(str)
 
     class ApiToken(db.Entity):
         _table_ = "api_tokens"

@@ -69,10 +69,11 @@ class SessionStore:
         with orm.db_session:
             row = self._db.Session.get(token_hash=presented)
             if row is None:
-                stolen = self._db.Session.get(previous_hash=presented)
-                if stolen is not None:
-                    self._live.pop(stolen.id, None)
-                    stolen.delete()
+                replayed = self._db.RefreshHistory.get(token_hash=presented)
+                if replayed is not None:
+                    # A token rotated away is presented again: it was copied. End that session.
+                    self._live.pop(replayed.session_id, None)
+                    self._db.Session.select(lambda s: s.id == replayed.session_id).delete(bulk=True)
                     orm.commit()  # before raising: the db_session rolls back on an exception
                 raise Unauthorized("Invalid refresh token")
             if row.expires_at <= stamp:
@@ -81,7 +82,8 @@ class SessionStore:
                 orm.commit()
                 raise Unauthorized("Invalid refresh token")
             fresh = secrets.token_hex(32)
-            row.previous_hash, row.token_hash = row.token_hash, sha256_hex(fresh)
+            self._db.RefreshHistory(token_hash=row.token_hash, session_id=row.id)
+            row.token_hash = sha256_hex(fresh)
             row.refreshed_at = stamp
             row.expires_at = stamp + self.refresh_ttl_s() * 1000
             self._live[row.id] = (row.user_id, row.expires_at)

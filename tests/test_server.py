@@ -1,0 +1,145 @@
+"""The server process (hausbox/server.py): graceful stop on SIGTERM / SIGINT, and JSON answers for
+requests no route takes. It lives with the system suites: it is the system seen from outside."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import threading
+import time
+
+import pytest
+import requests
+
+from tests.harness import PASSWORD
+
+
+def port_closed(port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex(("127.0.0.1", port)) != 0
+
+
+def test_sigterm_lets_a_request_in_flight_finish_then_exits_0(make_server):
+    # bcrypt at cost 14: a login takes about a second, long enough to be caught mid-way.
+    server = make_server(env={"HAUSBOX_BCRYPT_ROUNDS": "14"})
+    setup = server.api().post("/auth/setup", {"username": "owner", "password": PASSWORD})
+    assert setup.status_code == 201, setup.text
+
+    result: dict = {}
+
+    def login() -> None:
+        started = time.monotonic()
+        try:
+            result["response"] = server.api().post("/auth/login", {"username": "owner", "password": PASSWORD})
+        except Exception as error:  # surfaced by the assertions below
+            result["error"] = error
+        result["elapsed"] = time.monotonic() - started
+        result["answered_at"] = time.monotonic()
+
+    thread = threading.Thread(target=login)
+    thread.start()
+    time.sleep(0.2)
+    assert server.process.poll() is None
+    server.process.send_signal(signal.SIGTERM)
+    signalled_at = time.monotonic()
+
+    thread.join(15)
+    assert not thread.is_alive()
+    assert "error" not in result, result.get("error")
+    response = result["response"]
+    assert response.status_code == 200, response.text
+    assert response.json()["accessToken"] and response.json()["user"]["username"] == "owner"
+    assert result["answered_at"] > signalled_at  # the request really was in flight at the signal
+
+    assert server.process.wait(timeout=8) == 0
+    assert time.monotonic() - signalled_at < 8
+    output = server.output()
+    assert "server: shutting down" in output and "server: stopped" in output
+    assert output.index("server: shutting down") < output.index("server: stopped")
+    assert "Traceback" not in output and "still running" not in output
+    assert "server: stopped" in (server.data_dir / "logs" / "hausbox.log").read_text()
+    assert port_closed(server.port)
+
+
+def test_sigterm_with_an_idle_websocket_open_still_exits_promptly(make_server):
+    server = make_server()
+    pair = server.api().post("/auth/setup", {"username": "owner", "password": PASSWORD}).json()
+    ws = server.ws(pair["accessToken"])
+    try:
+        started = time.monotonic()
+        assert server.stop(timeout=8) == 0
+        assert time.monotonic() - started < 5
+    finally:
+        ws.close()
+    assert "server: stopped" in server.output()
+
+
+def test_an_idle_keep_alive_connection_does_not_hold_the_stop(make_server):
+    server = make_server()
+    session = requests.Session()  # keeps its connection open after the answer
+    assert session.get(server.url + "/api/v1/health", timeout=5).status_code == 200
+    try:
+        started = time.monotonic()
+        assert server.stop(timeout=8) == 0
+        assert time.monotonic() - started < 3  # well under the 10 s drain limit
+    finally:
+        session.close()
+    assert "still running" not in server.output()
+
+
+def test_sigint_stops_cleanly_too(make_server):
+    server = make_server()
+    server.process.send_signal(signal.SIGINT)
+    assert server.process.wait(timeout=8) == 0
+    assert "server: stopped" in server.output()
+
+
+def test_no_new_request_is_served_after_the_stop(make_server):
+    server = make_server()
+    assert server.stop() == 0
+    with pytest.raises(requests.ConnectionError):
+        requests.get(server.url + "/api/v1/health", timeout=2)
+
+
+# ---- requests no route takes ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "method, path, with_token",
+    [
+        ("GET", "/api/v1/no-such-thing", False),
+        ("GET", "/api/v1/no-such-thing", True),
+        ("POST", "/api/v1/no-such-thing", True),
+        ("GET", "/api/v2/health", False),
+        ("GET", "/api/v1/users/some-id/nothing-here", True),
+        ("GET", "/", False),
+        ("GET", "/favicon.ico", False),
+    ],
+)
+def test_unknown_route_is_a_json_404(home, method, path, with_token):
+    headers = {"Authorization": f"Bearer {home.admin.token}"} if with_token else {}
+    response = requests.request(method, home.server.url + path, headers=headers, json={} if method == "POST" else None, timeout=10)
+    assert response.status_code == 404
+    assert response.headers["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"error"} and isinstance(body["error"], str) and body["error"]
+
+
+@pytest.mark.parametrize(
+    "method, path",
+    [
+        ("DELETE", "/api/v1/health"),
+        ("POST", "/api/v1/health"),
+        ("POST", "/api/v1/settings"),
+        ("PATCH", "/api/v1/logs/level"),
+        ("GET", "/api/v1/auth/login"),
+    ],
+)
+def test_wrong_method_is_a_json_405(home, method, path):
+    response = requests.request(method, home.server.url + path, headers={"Authorization": f"Bearer {home.admin.token}"}, timeout=10)
+    assert response.status_code == 405, response.text
+    assert response.headers["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"error"} and body["error"]
+    assert "Allow" in response.headers

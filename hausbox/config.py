@@ -36,6 +36,8 @@ class Config:
     # Appliance tuning knobs, not part of the public contract.
     bcrypt_rounds: int = 12
     login_rate_per_minute: int = 10
+    ws_backlog_bytes: int = 2 << 20  # unread WebSocket bytes before a client is dropped
+    order_confirm_s: float = 30.0  # delivery-confirmation wait (spec: 30 s)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Config":
@@ -49,4 +51,6 @@ class Config:
             takeover=_flag(env.get("SERVICE_TAKEOVER"), False),
             bcrypt_rounds=_int(env, "HAUSBOX_BCRYPT_ROUNDS", 12),
             login_rate_per_minute=_int(env, "HAUSBOX_LOGIN_RATE", 10),
+            ws_backlog_bytes=_int(env, "HAUSBOX_WS_BACKLOG_BYTES", 2 << 20),
+            order_confirm_s=float(env.get("HAUSBOX_ORDER_CONFIRM_S") or 30.0),
         )

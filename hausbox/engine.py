@@ -21,9 +21,14 @@ from hausbox.devices import models as device_models
 from hausbox.devices.battery import BatteryMonitor
 from hausbox.devices.manager import DeviceManager
 from hausbox.equipments import models as equipment_models
+from hausbox.equipments import timed_command
+from hausbox.equipments.camera import CameraProxy
+from hausbox.equipments.confirmation import DeliveryConfirmation
+from hausbox.equipments.freshness import FreshnessBudget
 from hausbox.equipments.listing import EquipmentListing
 from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.orders import OrderService
+from hausbox.equipments.vmc import VmcSpeed
 from hausbox.integrations.registry import IntegrationRegistry
 from hausbox.realtime.hub import WebSocketHub
 from hausbox.system.alarms import Alarms
@@ -46,7 +51,7 @@ ENTITY_DEFINERS = (
 
 
 class Engine:
-    def __init__(self, config: Config, ws_backlog_bytes: int = 2 << 20):
+    def __init__(self, config: Config):
         self.config = config
         config.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_ring, self.redactor = setup_logging(config.data_dir / "logs", config.log_level)
@@ -59,7 +64,7 @@ class Engine:
         self.settings = SettingsStore(self.db, self.bus, on_secret=self.redactor.add_secret)
         self.auth = AuthService(self.db, self.bus, self.settings, self.secrets.jwt_signing_key, config)
         # The hub subscribes first, so it observes every event of the pipeline in emission order.
-        self.hub = WebSocketHub(self.bus, self.auth, max_backlog_bytes=ws_backlog_bytes)
+        self.hub = WebSocketHub(self.bus, self.auth, max_backlog_bytes=config.ws_backlog_bytes)
         self.alarms = Alarms(self.bus)
         self.health = Health()
 
@@ -72,7 +77,13 @@ class Engine:
         self.health.add_contributor(self.integrations.health)
         self.equipments = EquipmentManager(self.db, self.bus, self.devices, self.zones)
         self.orders = OrderService(self.bus, self.equipments, self.integrations, self.alarms)
-        self.equipments_view = EquipmentListing(self.equipments, self.equipments.is_online, budget_ms=lambda _datum_id: None)
+        self.freshness = FreshnessBudget(self.bus, self.devices, self.integrations.get)
+        self.equipments.binding_decorators.append(self.freshness.decorate_binding)
+        self.equipments.update_validators.append(timed_command.validate_update)
+        self.confirmation = DeliveryConfirmation(self.bus, self.equipments, self.devices, self.orders, self.alarms, wait_s=config.order_confirm_s)
+        self.vmc = VmcSpeed(self.equipments, self.orders)
+        self.camera = CameraProxy(self.equipments)
+        self.equipments_view = EquipmentListing(self.equipments, self.equipments.is_online, budget_ms=self.freshness.budget_ms)
         self.aggregator = ZoneAggregator(self.bus, self.zones, self.equipments, self.equipments.is_online)
         self.zone_orders = ZoneOrders(self.zones, self.equipments, self.orders)
 
@@ -87,6 +98,7 @@ class Engine:
     def stop(self) -> None:
         log.info("stopping")
         self.integrations.stop_all()
+        self.confirmation.stop()
         self.battery.stop()
         self.devices.stop()  # writes the values not yet persisted
         self.hub.stop()

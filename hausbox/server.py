@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
 import signal
 
 import gevent
@@ -50,8 +49,7 @@ class InFlight:
 
 
 def serve(config: Config) -> int:
-    backlog = int(os.environ.get("HAUSBOX_WS_BACKLOG_BYTES") or 2 << 20)
-    engine = Engine(config, ws_backlog_bytes=backlog)
+    engine = Engine(config)
     in_flight = InFlight()
     server = WSGIServer(
         (config.bind, config.port),

@@ -10,6 +10,9 @@ from hausbox.equipments.manager import Equipment, EquipmentManager
 from hausbox.equipments.types import EQUIPMENT_TYPES, NOT_SUBMETERS
 
 FALLBACK_BUDGET_MS = 10 * 60 * 1000  # the spec's budget when none can be resolved
+METERING_CATEGORIES = frozenset({"power", "energy"})
+# On/off relay types: with a power or energy measure they are "measuring relays" (smart plugs).
+MEASURING_RELAY_TYPES = frozenset({"switch", "water_heater"})
 
 
 class EquipmentListing:
@@ -30,21 +33,29 @@ class EquipmentListing:
         return [self._equipments.to_json(e) for e in self._equipments.all()]
 
     def _group(self, equipment: Equipment) -> int | None:
-        """0 clamp meters, 1 measuring relays, 2 other measured loads; None: not a submeter."""
-        if equipment.type in NOT_SUBMETERS or equipment.separate_supply:
+        """0 clamp meters, 1 measuring relays, 2 other measured loads; None: not a submeter.
+
+        A declared ``energy_meter`` counts on its type alone (it lists before its first reading);
+        any other type counts when it has a numeric power or energy measure, except the house
+        total and production types. A separate-supply meter stays: it is still a consumption
+        submeter, shown beside the house balance rather than summed into it.
+        """
+        if equipment.type in NOT_SUBMETERS:
             return None
         if equipment.type == "energy_meter":
             return 0
-        if not any(self._category(equipment, alias) in ("power", "energy") for alias in equipment.data_bindings):
+        if not any(self._is_metering(equipment, alias) for alias in equipment.data_bindings):
             return None
-        return 1 if equipment.order_bindings else 2
+        return 1 if equipment.type in MEASURING_RELAY_TYPES else 2
 
-    def _category(self, equipment: Equipment, alias: str) -> str | None:
+    def _is_metering(self, equipment: Equipment, alias: str) -> bool:
         datum = self._equipments.datum_of(equipment, alias)
-        return datum.category if datum else None
+        return datum is not None and datum.type == "number" and (datum.category in METERING_CATEGORIES or alias in METERING_CATEGORIES)
 
     def power_reading_current(self, equipment: Equipment) -> bool | None:
         datum = self._equipments.datum_of(equipment, "power")
+        if datum is None or datum.category != "power":  # else the first power measure, whatever its alias
+            datum = next((d for d in (self._equipments.datum_of(equipment, a) for a in equipment.data_bindings) if d is not None and d.category == "power"), None)
         if datum is None or datum.category != "power" or isinstance(datum.value, bool) or not isinstance(datum.value, (int, float)):
             return None
         if not self._is_online(equipment) or datum.last_updated is None:

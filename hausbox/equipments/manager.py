@@ -18,6 +18,7 @@ from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.errors import BadRequest, Conflict, NotFound
 from hausbox.devices.categories import RETRIGGER_CATEGORIES
 from hausbox.devices.manager import DeviceManager
+from hausbox.equipments.suggest import suggest
 from hausbox.equipments.types import EQUIPMENT_TYPES, NO_SEPARATE_SUPPLY, SINGLETON_TYPES
 from hausbox.zones.tree import ZoneTree
 
@@ -164,6 +165,10 @@ class EquipmentManager:
     def order_category(self, equipment: Equipment, binding: OrderBinding) -> str | None:
         order = self._devices.order(binding.device_order_id)
         return binding.category_override or (order.category if order else None)
+
+    def suggest_devices(self, equipment_type: str) -> list[dict[str, Any]]:
+        """Devices compatible with ``equipment_type`` (``GET /devices/suggest``); see equipments/suggest.py."""
+        return suggest(self._devices.all(), equipment_type)
 
     def data_binding_json(self, equipment: Equipment, binding: DataBinding) -> dict[str, Any]:
         datum = self._devices.datum(binding.device_data_id)

@@ -52,6 +52,14 @@ def remove_order_binding(call: Call, id: str, bindingId: str) -> None:
     call.engine.equipments.remove_order_binding(id, bindingId)
 
 
+def camera_snapshot(call: Call, id: str) -> Any:
+    return call.engine.camera.snapshot(id)
+
+
+def camera_stream(call: Call, id: str) -> Any:
+    return call.engine.camera.stream(id)
+
+
 TIMED_COMMAND = nullable({"type": "object"})
 OPTIONAL_FIELDS = {"icon": nullable(STRING), "description": nullable(text(DESCRIPTION_MAX, min_length=0))}
 
@@ -98,4 +106,6 @@ ROUTES = [
         summary="Bind a device order under an alias",
     ),
     Route("DELETE", "/equipments/<id>/order-bindings/<bindingId>", remove_order_binding, summary="Remove an order binding"),
+    Route("GET", "/equipments/<id>/camera/snapshot", camera_snapshot, summary="Current camera frame, proxied (needs a snapshot_url binding)"),
+    Route("GET", "/equipments/<id>/camera/stream", camera_stream, summary="Live camera stream, proxied (needs a stream_url binding)"),
 ]

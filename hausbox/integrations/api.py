@@ -31,7 +31,9 @@ The returned object has ``id``, ``name``, ``description``, ``icon``, ``api_versi
   failure (the engine retries once, then raises an alarm). Plugins declaring ``api_version = 1``
   get the older signature ``execute_order(device, dispatch_config, value)`` instead, where
   ``dispatch_config`` is what the plugin stored on the order at discovery;
-- optional ``refresh()`` (polling integrations) and ``status_detail() -> str | None``.
+- optional ``refresh()`` (polling integrations) and ``status_detail() -> str | None``;
+- optional ``polling_info() -> {"intervalMs": int, "lastPollAt": ms | None}`` (polling
+  integrations): the declared interval is the cadence of their power data until arrivals tell it.
 """
 
 from __future__ import annotations

@@ -2,8 +2,9 @@
 
 Loggers are named ``hausbox.<module>``; the module name is what the log API reports. The ring
 buffer always receives debug and above and filters by its own runtime level (``PUT /logs/level``);
-the file and the console follow ``LOG_LEVEL``. Every record passes the redactor first, so a
-password, token or channel secret never reaches a log entry, whatever the caller wrote.
+the file and the console follow ``LOG_LEVEL``. Our handlers write only the redactor's text of a
+record, so a password, token or channel secret never reaches a log entry, whatever the caller
+wrote; the record itself is left untouched for any other handler.
 """
 
 from __future__ import annotations
@@ -45,8 +46,8 @@ def get_logger(module: str) -> logging.Logger:
     return logging.getLogger("hausbox." + module)
 
 
-class Redactor(logging.Filter):
-    """Rewrites each record's message with secrets replaced by ``[REDACTED]``.
+class Redactor:
+    """The text of a record (message and traceback) with secrets replaced by ``[REDACTED]``.
 
     Known secret values (registered as they are learnt: signing keys, setting passwords, channel
     tokens) are replaced literally; the patterns catch what was never registered: our API tokens,
@@ -69,7 +70,6 @@ class Redactor(logging.Filter):
     ]
 
     def __init__(self) -> None:
-        super().__init__()
         self._known: set[str] = set()
         self._lock = threading.Lock()
 
@@ -86,17 +86,15 @@ class Redactor(logging.Filter):
             text = pattern.sub(replacement, text)
         return text
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        if getattr(record, "_hausbox_redacted", False):
-            return True
-        message = record.getMessage()
-        if record.exc_info:
-            message += "\n" + logging.Formatter().formatException(record.exc_info)
-            record.exc_info = None
-            record.exc_text = None
-        record.msg, record.args = self.redact(message), None
-        record._hausbox_redacted = True
-        return True
+    def text_of(self, record: logging.LogRecord) -> str:
+        """The record's message, with its traceback if any, redacted (computed once per record)."""
+        cached = record.__dict__.get("_hausbox_text")
+        if cached is None:
+            message = record.getMessage()
+            if record.exc_info:
+                message += "\n" + logging.Formatter().formatException(record.exc_info)
+            cached = record.__dict__["_hausbox_text"] = self.redact(message)
+        return cached
 
 
 def _module_of(record: logging.LogRecord) -> str:
@@ -107,8 +105,9 @@ def _module_of(record: logging.LogRecord) -> str:
 class RingBuffer(logging.Handler):
     """The last ``RING_CAPACITY`` entries, queried by the log API and streamed to listeners."""
 
-    def __init__(self, capacity: int = RING_CAPACITY):
+    def __init__(self, redactor: Redactor, capacity: int = RING_CAPACITY):
         super().__init__(level=logging.DEBUG)
+        self.redactor = redactor
         self.capacity = capacity
         self._entries: deque[Entry] = deque(maxlen=capacity)
         self._modules: set[str] = set()
@@ -128,7 +127,7 @@ class RingBuffer(logging.Handler):
         entry = {
             "level": level_name(record.levelno),
             "module": _module_of(record),
-            "msg": record.getMessage(),
+            "msg": self.redactor.text_of(record),
             "time": iso_utc(int(record.created * 1000)),
         }
         self._entries.append(entry)
@@ -179,8 +178,13 @@ class RingBuffer(logging.Handler):
 
 
 class _LineFormatter(logging.Formatter):
+    def __init__(self, redactor: Redactor):
+        super().__init__()
+        self.redactor = redactor
+
     def format(self, record: logging.LogRecord) -> str:
-        return f"{iso_utc(int(record.created * 1000))} {level_name(record.levelno).upper():5} {_module_of(record)}: {record.getMessage()}"
+        when = iso_utc(int(record.created * 1000))
+        return f"{when} {level_name(record.levelno).upper():5} {_module_of(record)}: {self.redactor.text_of(record)}"
 
 
 def setup_logging(log_dir: Path | None, file_level: str) -> tuple[RingBuffer, Redactor]:
@@ -194,7 +198,7 @@ def setup_logging(log_dir: Path | None, file_level: str) -> tuple[RingBuffer, Re
         root.removeHandler(handler)
         handler.close()
     redactor = Redactor()
-    ring = RingBuffer()
+    ring = RingBuffer(redactor)
     handlers: list[logging.Handler] = [ring]
     console = logging.StreamHandler(sys.stderr)
     console.setLevel(LEVELS[file_level])
@@ -207,9 +211,8 @@ def setup_logging(log_dir: Path | None, file_level: str) -> tuple[RingBuffer, Re
         daily.setLevel(LEVELS[file_level])
         handlers.append(daily)
     for handler in handlers:
-        handler.addFilter(redactor)
         if handler is not ring:
-            handler.setFormatter(_LineFormatter())
+            handler.setFormatter(_LineFormatter(redactor))
         root.addHandler(handler)
     return ring, redactor
 

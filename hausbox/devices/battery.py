@@ -79,16 +79,22 @@ class BatteryMonitor:
         self._alarms.raise_alarm(alarm_id(device_id), "warning", "battery", self._message(name, level))
 
     def _resolve(self, device_id: str, name: str, level: float) -> None:
-        self._forget(device_id)
+        self._drop(device_id)
         self._alarms.resolve(alarm_id(device_id), f"Battery recovered on {name}: {level:g} %")
 
     def _forget(self, device_id: str) -> None:
-        if self._alerts.pop(device_id, None) is not None:
-            with orm.db_session:
-                row = self._db.BatteryAlert.get(device_id=device_id)
-                if row is not None:
-                    row.delete()
+        """The device is gone: its alert goes without a resolution being announced."""
+        if self._drop(device_id):
             self._alarms.forget(alarm_id(device_id))
+
+    def _drop(self, device_id: str) -> bool:
+        if self._alerts.pop(device_id, None) is None:
+            return False
+        with orm.db_session:
+            row = self._db.BatteryAlert.get(device_id=device_id)
+            if row is not None:
+                row.delete()
+        return True
 
     def remind_due(self) -> int:
         """Announce again every alert older than a week since its last announcement."""

@@ -61,3 +61,40 @@ def test_health_lists_every_integration_and_device_counts(engine):
     health = engine.health.report(detailed=True)
     assert health["integrations"][FAKE_ID] == {"status": "connected"}
     assert set(health["devices"]) == {"total", "online", "offline", "unknown"}
+
+
+def test_a_plugin_of_the_older_order_api_gets_its_dispatch_config(engine):
+    from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
+
+    engine, _, _ = engine
+    calls = []
+
+    class OldPlugin:
+        id, name, description, icon, api_version = "old", "Old", "v1 plugin", "box", 1
+
+        def __init__(self, context):
+            self.context = context
+
+        def settings_schema(self):
+            return []
+
+        def is_configured(self):
+            return True
+
+        def start(self):
+            pass
+
+        def stop(self):
+            pass
+
+        def status(self):
+            return "connected"
+
+        def execute_order(self, device, dispatch_config, value):
+            calls.append((device.source_device_id, dispatch_config, value))
+
+    plugin = engine.integrations.register({"id": "old", "name": "Old"}, OldPlugin)
+    spec = OrderSpec("state", "enum", enum_values=["ON", "OFF"], dispatch_config={"topic": "relay/1", "payloadKey": "power"})
+    device = plugin.context.devices.upsert_from_discovery("old", "old", DiscoveredDevice("relay-1", data=[DataSpec("state", "enum")], orders=[spec]))
+    engine.integrations.dispatch_order(device, device.orders["state"], "ON")
+    assert calls == [("relay-1", {"topic": "relay/1", "payloadKey": "power"}, "ON")]

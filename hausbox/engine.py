@@ -15,6 +15,7 @@ from hausbox.config import Config
 from hausbox.core import database, secrets
 from hausbox.core import settings as settings_module
 from hausbox.core.bus import EventBus
+from hausbox.core.clock import Clock
 from hausbox.core.logs import setup_logging
 from hausbox.core.settings import SettingsStore
 from hausbox.devices import models as device_models
@@ -33,6 +34,7 @@ from hausbox.integrations.registry import IntegrationRegistry
 from hausbox.realtime.hub import WebSocketHub
 from hausbox.system.alarms import Alarms
 from hausbox.system.health import Health
+from hausbox.system.timezone import resolve_zone
 from hausbox.zones import models as zone_models
 from hausbox.zones.aggregation import ZoneAggregator
 from hausbox.zones.orders import ZoneOrders
@@ -51,7 +53,7 @@ ENTITY_DEFINERS = (
 
 
 class Engine:
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, clock: Clock | None = None):
         self.config = config
         config.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_ring, self.redactor = setup_logging(config.data_dir / "logs", config.log_level)
@@ -62,6 +64,8 @@ class Engine:
         self.redactor.add_secret(self.secrets.history_token)
         self.db = database.open_database(config.data_dir / DATABASE_FILE, ENTITY_DEFINERS)
         self.settings = SettingsStore(self.db, self.bus, on_secret=self.redactor.add_secret)
+        self.zone_choice = resolve_zone(self.settings)
+        self.clock = clock or Clock(self.zone_choice.tz)
         self.auth = AuthService(self.db, self.bus, self.settings, self.secrets.jwt_signing_key, config)
         # The hub subscribes first, so it observes every event of the pipeline in emission order.
         self.hub = WebSocketHub(self.bus, self.auth, max_backlog_bytes=config.ws_backlog_bytes)

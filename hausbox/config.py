@@ -38,6 +38,7 @@ class Config:
     login_rate_per_minute: int = 10
     ws_backlog_bytes: int = 2 << 20  # unread WebSocket bytes before a client is dropped
     order_confirm_s: float = 30.0  # delivery-confirmation wait (spec: 30 s)
+    clock_skew_ms: int = 0  # testing aid: shifts the engine's clock (schedules, timers)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Config":
@@ -53,4 +54,5 @@ class Config:
             login_rate_per_minute=_int(env, "HAUSBOX_LOGIN_RATE", 10),
             ws_backlog_bytes=_int(env, "HAUSBOX_WS_BACKLOG_BYTES", 2 << 20),
             order_confirm_s=float(env.get("HAUSBOX_ORDER_CONFIRM_S") or 30.0),
+            clock_skew_ms=_int(env, "HAUSBOX_CLOCK_SKEW_MS", 0),
         )

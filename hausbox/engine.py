@@ -65,7 +65,7 @@ class Engine:
         self.db = database.open_database(config.data_dir / DATABASE_FILE, ENTITY_DEFINERS)
         self.settings = SettingsStore(self.db, self.bus, on_secret=self.redactor.add_secret)
         self.zone_choice = resolve_zone(self.settings)
-        self.clock = clock or Clock(self.zone_choice.tz)
+        self.clock = clock or Clock(self.zone_choice.tz, config.clock_skew_ms)
         self.auth = AuthService(self.db, self.bus, self.settings, self.secrets.jwt_signing_key, config)
         # The hub subscribes first, so it observes every event of the pipeline in emission order.
         self.hub = WebSocketHub(self.bus, self.auth, max_backlog_bytes=config.ws_backlog_bytes)

@@ -61,8 +61,9 @@ class FakeIntegration:
         self.context.devices.update_data(FAKE_ID, source_id, payload)
 
 
-def build_engine(data_dir: Path) -> tuple[Engine, FakeIntegration]:
-    engine = Engine(Config(data_dir=data_dir, log_level="warn", mdns=False, bcrypt_rounds=4))
+def build_engine(data_dir: Path, clock: Any = None, **config: Any) -> tuple[Engine, FakeIntegration]:
+    """An engine on ``data_dir`` (a ``ManualClock`` may drive its time) with the fake integration."""
+    engine = Engine(Config(data_dir=data_dir, log_level="warn", mdns=False, bcrypt_rounds=4, **config), clock=clock)
     fake = engine.integrations.register({"id": FAKE_ID, "name": "Fake", "version": "1.0.0"}, FakeIntegration)
     return engine, fake
 

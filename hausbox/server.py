@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import socket
 
 import gevent
 from gevent.event import Event
@@ -35,6 +36,15 @@ class InFlight:
         tracker = self
 
         class Handler(WebSocketHandler):
+            def __init__(self, sock, address, server, rfile=None):  # noqa: ANN001 - gevent's signature
+                # pywsgi writes headers and body separately: with Nagle on, every keep-alive
+                # response then waits ~40 ms for the client's delayed ACK.
+                try:
+                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                except OSError:
+                    pass
+                super().__init__(sock, address, server, rfile)
+
             def handle_one_response(self):  # noqa: ANN202 - gevent's signature
                 tracker.active += 1
                 tracker.idle.clear()

@@ -143,3 +143,20 @@ def test_wrong_method_is_a_json_405(home, method, path):
     body = response.json()
     assert set(body) == {"error"} and body["error"]
     assert "Allow" in response.headers
+
+
+def test_keep_alive_responses_are_not_held_back_by_nagle(make_server):
+    import time as _time
+
+    import requests
+
+    server = make_server()
+    session = requests.Session()
+    session.get(server.url + "/api/v1/health")
+    durations = []
+    for _ in range(10):
+        started = _time.perf_counter()
+        session.get(server.url + "/api/v1/health")
+        durations.append(_time.perf_counter() - started)
+    # Nagle against delayed ACK costs ~40 ms per reused connection; a healthy answer takes a few.
+    assert sorted(durations)[5] < 0.03, durations

@@ -30,6 +30,13 @@ ROUTE_MODULES = (
     "hausbox.devices.routes",
     "hausbox.equipments.routes",
     "hausbox.zones.routes",
+    "hausbox.recipes.routes",
+    "hausbox.modes.routes",
+    "hausbox.calendar.routes",
+    "hausbox.buttons.routes",
+    "hausbox.activity.routes",
+    "hausbox.dashboard.routes",
+    "hausbox.charts.routes",
 )
 
 

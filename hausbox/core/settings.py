@@ -2,6 +2,8 @@
 
 Values are JSON scalars (string, number, boolean). Setting a key to None deletes it. Every write
 that changes something emits ``settings.changed {keys}`` with the keys whose value changed.
+A service that owns a key may register a validator for it: a write with a bad value is refused as
+a whole (400 naming the key) before anything is stored.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ from pony import orm
 
 from hausbox.core.bus import EventBus
 from hausbox.core.clock import now_ms
+from hausbox.core.errors import BadRequest
 
 Scalar = str | int | float | bool
+# Raises ValueError (its text says what is expected) for a value the key must not hold.
+Validator = Callable[[Scalar], None]
 
 # A key whose last segment contains one of these holds a secret: never logged, masked where shown.
 SECRET_KEY_MARKERS = ("password", "secret", "token", "apikey", "api_key")
@@ -38,6 +43,7 @@ class SettingsStore:
         self._db = db
         self._bus = bus
         self._on_secret = on_secret or (lambda _value: None)
+        self._validators: dict[str, Validator] = {}
         with orm.db_session:
             self._values: dict[str, Scalar] = {row.key: json.loads(row.value) for row in db.Setting.select()}
         for key, value in self._values.items():
@@ -53,8 +59,24 @@ class SettingsStore:
         """Settings whose key starts with ``prefix``, keyed without it."""
         return {key[len(prefix):]: value for key, value in self._values.items() if key.startswith(prefix)}
 
+    def add_validator(self, key: str, validator: Validator) -> None:
+        """Check every non-null value written to ``key`` (deleting a key is always allowed)."""
+        self._validators[key] = validator
+
+    def validate(self, values: Mapping[str, Scalar | None]) -> None:
+        """BadRequest ``Invalid setting <key>: <reason>`` for the first value its validator refuses."""
+        for key, value in values.items():
+            validator = self._validators.get(key)
+            if validator is None or value is None:
+                continue
+            try:
+                validator(value)
+            except ValueError as error:
+                raise BadRequest(f"Invalid setting {key}: {error}") from None
+
     def set_many(self, values: Mapping[str, Scalar | None]) -> list[str]:
         """Write all values in one transaction; return (and announce) the keys that changed."""
+        self.validate(values)
         changed = [key for key, value in values.items() if self._differs(key, value)]
         if not changed:
             return []

@@ -1,4 +1,4 @@
-"""Database entities of the equipment domain (tables from migration 0003)."""
+"""Database entities of the equipment domain (tables from migrations 0003 and 0008)."""
 
 from __future__ import annotations
 
@@ -38,3 +38,16 @@ def define_entities(db: orm.Database) -> None:
         alias = orm.Required(str)
         category_override = orm.Optional(str, nullable=True)
         orm.composite_key(equipment_id, alias)
+
+    class TimedAction(db.Entity):
+        """An armed timed action (migration 0008); see equipments/timed_actions.py."""
+
+        _table_ = "timed_actions"
+        equipment_id = orm.PrimaryKey(str)
+        alias = orm.Required(str)
+        value = orm.Optional(str, nullable=True)
+        revert_value = orm.Optional(str, nullable=True)
+        duration_ms = orm.Required(int, size=64)
+        armed_at = orm.Required(int, size=64)
+        armed_by = orm.Optional(str, nullable=True)
+        expires_at = orm.Required(int, size=64)

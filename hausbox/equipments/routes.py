@@ -7,6 +7,7 @@ from typing import Any
 from hausbox.api.routing import Call, Route
 from hausbox.api.schema import BOOLEAN, STRING, array, nullable, obj, text
 from hausbox.equipments.manager import DESCRIPTION_MAX, NAME_MAX
+from hausbox.equipments.timed_command import MAX_DURATION_MS, MIN_DURATION_MS
 
 
 def list_equipments(call: Call) -> list[dict[str, Any]]:
@@ -60,6 +61,24 @@ def camera_stream(call: Call, id: str) -> Any:
     return call.engine.camera.stream(id)
 
 
+def arm_timed_action(call: Call, id: str) -> dict[str, Any]:
+    return call.engine.timed_actions.arm(id, call.body, call.principal.user_id)
+
+
+def end_timed_action(call: Call, id: str) -> None:
+    revert = (call.query.get("revert") or "").strip().lower() in ("true", "1")
+    call.engine.timed_actions.disarm(id, revert=revert, user_id=call.principal.user_id)
+
+
+# {} arms the configured timedCommand; otherwise alias and durationMs are required (timed_actions.py).
+TIMED_ACTION = obj(
+    optional={
+        "alias": text(64), "value": nullable(STRING), "revertValue": nullable(STRING),
+        "durationMs": {"type": "integer", "minimum": MIN_DURATION_MS, "maximum": MAX_DURATION_MS},
+    }  # fmt: skip
+)
+
+
 TIMED_COMMAND = nullable({"type": "object"})
 OPTIONAL_FIELDS = {"icon": nullable(STRING), "description": nullable(text(DESCRIPTION_MAX, min_length=0))}
 
@@ -108,4 +127,12 @@ ROUTES = [
     Route("DELETE", "/equipments/<id>/order-bindings/<bindingId>", remove_order_binding, summary="Remove an order binding"),
     Route("GET", "/equipments/<id>/camera/snapshot", camera_snapshot, summary="Current camera frame, proxied (needs a snapshot_url binding)"),
     Route("GET", "/equipments/<id>/camera/stream", camera_stream, summary="Live camera stream, proxied (needs a stream_url binding)"),
+    Route(
+        "POST",
+        "/equipments/<id>/timed-action",
+        arm_timed_action,
+        body=TIMED_ACTION,
+        summary="Arm a timed action ({} for the configured timedCommand): sent now, reverted at expiry",
+    ),
+    Route("DELETE", "/equipments/<id>/timed-action", end_timed_action, summary="End the armed timed action (?revert=true sends the revert now)"),
 ]

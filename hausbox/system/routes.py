@@ -1,4 +1,4 @@
-"""Routes: health, settings, logs and the OpenAPI document."""
+"""Routes: health, settings, logs, time zone, run mode and the OpenAPI document."""
 
 from __future__ import annotations
 
@@ -63,6 +63,16 @@ def put_log_level(call: Call) -> dict[str, Any]:
     return {"level": call.body["level"], "previous": previous}
 
 
+def get_timezone(call: Call) -> dict[str, Any]:
+    return call.engine.zone_choice.json(call.engine.clock.now_ms())
+
+
+def get_mode(call: Call) -> dict[str, Any]:
+    shadow = call.engine.config.shadow_mode
+    # An instance started in shadow mode always has a pending takeover (spec, Instance identity).
+    return {"mode": "shadow" if shadow else "normal", "takeoverPending": shadow}
+
+
 def openapi(call: Call) -> dict[str, Any]:
     return build_document(all_routes())
 
@@ -81,5 +91,7 @@ ROUTES = [
     Route("GET", "/logs", get_logs, summary="Recent log entries from the in-memory ring buffer"),
     Route("GET", "/logs/level", get_log_level, summary="Runtime level of the ring buffer"),
     Route("PUT", "/logs/level", put_log_level, body=obj(required={"level": one_of(*LEVELS)}), summary="Set the ring buffer's level"),
+    Route("GET", "/system/timezone", get_timezone, summary="The home's time zone: {tz, source (env, location, default), offsetHours}"),
+    Route("GET", "/system/mode", get_mode, summary="Run mode: {mode (normal, shadow), takeoverPending}"),
     Route("GET", "/openapi.json", openapi, summary="This document"),
 ]

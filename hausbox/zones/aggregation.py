@@ -81,7 +81,14 @@ class Accumulator:
 
 
 class ZoneAggregator:
-    def __init__(self, bus: EventBus, zones: ZoneTree, equipments: EquipmentManager, is_online: Callable[[Equipment], bool]):
+    def __init__(
+        self,
+        bus: EventBus,
+        zones: ZoneTree,
+        equipments: EquipmentManager,
+        is_online: Callable[[Equipment], bool],
+        root_extras: Callable[[], dict[str, Any]] | None = None,
+    ):
         self._bus = bus
         self._zones = zones
         self._equipments = equipments
@@ -91,12 +98,13 @@ class ZoneAggregator:
         self._data: dict[str, dict[str, Any]] = {}
         self._motion_since: dict[str, str | None] = {}
         # Extra fields on the root zone (sunrise, sunset, isDaylight) from the sunlight service.
-        self.root_extras: Callable[[], dict[str, Any]] = lambda: {"sunrise": None, "sunset": None, "isDaylight": None}
+        self.root_extras: Callable[[], dict[str, Any]] = root_extras or (lambda: {"sunrise": None, "sunset": None, "isDaylight": None})
         bus.on("equipment.data.changed", self._on_equipment_data)
         bus.on("equipment.created", lambda e: self.recompute(e["equipment"]["zoneId"]))
         bus.on("equipment.updated", self._on_equipment_updated)
         bus.on("equipment.removed", lambda e: self.recompute(e["zoneId"]))
         bus.on("device.status_changed", lambda e: self.recompute_all())
+        bus.on("sunlight.changed", lambda e: self.recompute(self._zones.root().id))
         for name in ("zone.created", "zone.updated", "zone.removed", "system.started"):
             bus.on(name, lambda e: self.recompute_all(silent=True))
         self.recompute_all(silent=True)

@@ -43,6 +43,12 @@ ZONE_ORDERS: dict[str, ZoneOrder] = {
 }
 
 
+def needs_value(order_key: str) -> bool:
+    """Whether a zone order takes its value from the caller (brightness, setpoint)."""
+    spec = ZONE_ORDERS.get(order_key)
+    return spec is not None and spec.value is _NEEDS_VALUE
+
+
 class ZoneOrders:
     def __init__(self, zones: ZoneTree, equipments: EquipmentManager, orders: OrderService):
         self._zones = zones
@@ -58,15 +64,16 @@ class ZoneOrders:
             return spec.fallback_alias
         return None
 
-    def execute(self, zone_id: str, order_key: str, value: Any, principal: Any = None) -> dict[str, Any]:
+    def execute(self, zone_id: str, order_key: str, value: Any, source: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Run ``order_key`` on the zone and below; ``source`` says who asked (default: manual)."""
         spec = ZONE_ORDERS.get(order_key)
         if spec is None:
             raise BadRequest(f"Invalid zone order key: {order_key}")
-        if spec.value is _NEEDS_VALUE and value is None:
+        if needs_value(order_key) and value is None:
             raise BadRequest(f"{order_key} needs a value")
         zones = self._zones.descendants(zone_id)
         sent = spec.value if spec.value is not _NEEDS_VALUE else value
-        source = {"kind": "manual", "zoneOrder": order_key, "zoneId": zone_id}
+        source = {**(source or {"kind": "manual"}), "zoneOrder": order_key, "zoneId": zone_id}
         executed, errors = 0, []
         for zone in zones:
             for equipment in self._equipments.in_zone(zone.id):

@@ -39,7 +39,8 @@ def aggregation(call: Call) -> dict[str, Any]:
 
 
 def zone_order(call: Call, id: str, orderKey: str) -> dict[str, Any]:
-    return call.engine.zone_orders.execute(id, orderKey, call.body.get("value"), call.principal)
+    source = {"kind": "manual", "userId": call.principal.user_id}
+    return call.engine.zone_orders.execute(id, orderKey, call.body.get("value"), source)
 
 
 ZONE_FIELDS = {

@@ -1,0 +1,1 @@
+"""Button actions: what a press of a button equipment does (see service.py)."""

@@ -1,0 +1,1 @@
+"""The calendar: weekly slots switching modes, per profile (see service.py)."""

@@ -1,0 +1,1 @@
+"""Modes: named home states with per-zone impacts (see service.py)."""

@@ -1,0 +1,1 @@
+"""The built-in recipes, each registered through the recipe plugin API (see ../api.py)."""

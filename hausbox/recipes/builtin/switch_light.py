@@ -1,0 +1,108 @@
+"""switch-light: buttons toggle a group of lights.
+
+Any action of one of ``buttons`` toggles the lights: all off when any is on, else all on. With
+``maxOnDuration`` the lights are turned off after being on that long (however they were lit).
+
+State: ``failsafeExpiresAt`` (ISO; survives a restart).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hausbox.recipes.api import InvalidParams, Recipe, Runner, Slot
+from hausbox.recipes.context import RecipeContext, ValidationContext
+from hausbox.recipes.helpers import LIGHT_TYPES, format_duration, parse_duration
+
+
+class SwitchLightRunner(Runner):
+    def __init__(self, params: dict[str, Any], ctx: RecipeContext):
+        self.ctx = ctx
+        self.lights: list[str] = list(params["lights"])
+        self.buttons = set(params["buttons"])
+        self.max_on_ms = parse_duration(params["maxOnDuration"]) if params.get("maxOnDuration") is not None else None
+        self.failsafe = ctx.helpers.deadline("failsafeExpiresAt", self._on_failsafe)
+        ctx.on("equipment.data.changed", self._on_equipment)
+        self.failsafe.restore()
+        self._follow_lights()
+
+    def _follow_lights(self) -> None:
+        """Arm the failsafe while a light is on, drop it once all are off."""
+        if not self.max_on_ms:
+            return
+        if self.ctx.helpers.is_any_light_on(self.lights):
+            if not self.failsafe.armed:
+                self.failsafe.arm_in(self.max_on_ms)
+        elif self.failsafe.armed:
+            self.failsafe.cancel()
+
+    def _on_equipment(self, event: dict[str, Any]) -> None:
+        equipment_id = event.get("equipmentId")
+        if equipment_id in self.buttons and event.get("alias") == "action" and event.get("value") not in (None, ""):
+            self.toggle(f"button {event['value']}")
+        elif equipment_id in self.lights:
+            self._follow_lights()
+
+    def toggle(self, reason: str) -> None:
+        helpers = self.ctx.helpers
+        if helpers.is_any_light_on(self.lights):
+            helpers.turn_off_lights(self.lights)
+            self.ctx.log(f"Lights off ({reason})")
+        else:
+            helpers.turn_on_lights(self.lights)
+            self.ctx.log(f"Lights on ({reason})")
+        self._follow_lights()
+
+    def _on_failsafe(self) -> None:
+        if self.ctx.helpers.is_any_light_on(self.lights):
+            self.ctx.helpers.turn_off_lights(self.lights)
+            self.ctx.log(f"Lights off (on for {format_duration(self.max_on_ms or 0)}, the maximum)")
+
+
+class SwitchLight(Recipe):
+    id = "switch-light"
+    slots = (
+        Slot("zone", "zone", required=True),
+        Slot("lights", "equipment", required=True, list=True, constraints={"equipmentType": list(LIGHT_TYPES)}),
+        Slot("buttons", "equipment", required=True, list=True, constraints={"equipmentType": "button"}),
+        Slot("maxOnDuration", "duration"),
+    )
+    i18n = {
+        "en": {
+            "name": "Switch light",
+            "description": "Buttons toggle a group of lights",
+            "slots": {
+                "zone": {"name": "Zone", "description": "Where the lights are"},
+                "lights": {"name": "Lights", "description": "Lights to toggle"},
+                "buttons": {"name": "Buttons", "description": "Any action of these buttons toggles the lights"},
+                "maxOnDuration": {"name": "Maximum on time", "description": "Failsafe: off after this long"},
+            },
+            "groups": {},
+        },
+        "fr": {
+            "name": "Interrupteur d'éclairage",
+            "description": "Des boutons basculent un groupe de lumières",
+            "slots": {
+                "zone": {"name": "Zone", "description": "Où sont les lumières"},
+                "lights": {"name": "Lumières", "description": "Lumières à basculer"},
+                "buttons": {"name": "Boutons", "description": "Toute action de ces boutons bascule l'éclairage"},
+                "maxOnDuration": {"name": "Durée maximale", "description": "Sécurité : extinction après cette durée"},
+            },
+            "groups": {},
+        },
+    }
+
+    def validate(self, params: dict[str, Any], ctx: ValidationContext) -> None:
+        for index, light_id in enumerate(params["lights"]):
+            light = ctx.equipments.get(light_id)
+            if "state" not in light.order_bindings:
+                raise InvalidParams(f"lights[{index}]: {light.name} has no state order")
+        if params.get("maxOnDuration") is not None and parse_duration(params["maxOnDuration"]) <= 0:
+            raise InvalidParams("maxOnDuration: must be longer than 0s")
+
+    def create_instance(self, params: dict[str, Any], ctx: RecipeContext) -> SwitchLightRunner:
+        return SwitchLightRunner(params, ctx)
+
+
+def create_recipe() -> Recipe:
+    return SwitchLight()

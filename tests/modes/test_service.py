@@ -1,0 +1,182 @@
+"""Modes in process: impacts applied on activation (failures skipped), idempotent state changes,
+nothing reverted, apply-to-zone, write-time checks of impact actions, persistence, events."""
+
+from __future__ import annotations
+
+import pytest
+
+from hausbox.core.errors import BadRequest, NotFound
+from hausbox.equipments import orders as orders_module
+from tests.modes.rig import ROOT
+
+
+def order(equipment, alias, value):
+    return {"type": "order", "equipmentId": equipment["id"], "orderAlias": alias, "value": value}
+
+
+def test_activation_applies_every_zone_impact_in_order_then_announces(rig):
+    modes = rig.engine.modes
+    kitchen = rig.zone("Kitchen")
+    hall, spot = rig.light("hall"), rig.light("spot", kitchen)
+    night = rig.mode("Night")
+    modes.set_impact(night, ROOT, [order(hall, "state", "off"), order(hall, "brightness", 10)])
+    modes.set_impact(night, kitchen, [order(spot, "state", "OFF"), {"type": "recipe_toggle", "instanceId": "inst-1", "enabled": False}])
+    rig.recorder.clear()
+
+    assert modes.activate(night) is True
+    assert rig.sent() == [("hall", "state", "OFF"), ("hall", "brightness", 10), ("spot", "state", "OFF")]
+    assert rig.recipes.calls == [("disable", "inst-1", None)]
+    executed = rig.of("equipment.order.executed")
+    assert executed[0]["source"] == {"kind": "mode", "modeId": night, "modeName": "Night"}
+    types = rig.recorder.types()
+    assert types.index("mode.activated") > max(i for i, t in enumerate(types) if t == "equipment.order.executed")
+    assert rig.of("mode.activated")[-1] | {"type": None} == {"type": None, "modeId": night, "modeName": "Night"}
+    assert modes.get_json(night)["active"] is True and modes.get_json(night)["state"] == "active"
+
+
+def test_activate_and_deactivate_are_idempotent_and_nothing_is_reverted(rig):
+    modes = rig.engine.modes
+    lamp = rig.light("lamp")
+    away, guests = rig.mode("Away"), rig.mode("Guests")
+    modes.set_impact(away, ROOT, [order(lamp, "state", "OFF"), {"type": "recipe_params", "instanceId": "inst-2", "params": {"timeout": "5m"}}])
+    modes.activate(away)
+    modes.activate(guests)  # several modes may be active at once
+    rig.recorder.clear()
+    sent = rig.sent()
+
+    assert modes.activate(away) is False  # already active: nothing applied, nothing emitted
+    assert rig.sent() == sent and rig.of("mode.activated") == []
+    assert modes.deactivate(away) is True
+    assert rig.sent() == sent  # deactivation reverts no order...
+    assert rig.recipes.instances["inst-2"]["params"] == {"timeout": "5m"}  # ...and no recipe change
+    assert [e["modeId"] for e in rig.of("mode.deactivated")] == [away]
+    assert modes.deactivate(away) is False and len(rig.of("mode.deactivated")) == 1
+    assert [m["active"] for m in modes.all_json()] == [False, True]  # sorted by name: Away, Guests
+
+
+def test_a_failing_action_is_logged_and_skipped(rig, monkeypatch, caplog):
+    monkeypatch.setattr(orders_module, "RETRY_DELAY_S", 0.01)
+    modes = rig.engine.modes
+    first, gone, last = rig.light("first"), rig.light("gone"), rig.light("last")
+    mode = rig.mode("Evening")
+    modes.set_impact(mode, ROOT, [
+        order(first, "state", "ON"),
+        order(gone, "state", "ON"),
+        {"type": "recipe_toggle", "instanceId": "inst-1", "enabled": True},
+        order(last, "state", "ON"),
+    ])  # fmt: skip
+    rig.engine.equipments.delete(gone["id"])  # removed after the impact was written
+    rig.recipes.fail.add("inst-1")
+    rig.fake.fail_next = 2  # the first order fails, and its one retry too
+
+    assert modes.activate(mode) is True
+    assert rig.sent() == [("last", "state", "ON")]
+    assert rig.of("mode.activated") and rig.engine.modes.is_active(mode)
+    warnings = [r.getMessage() for r in caplog.records if r.name == "hausbox.modes"]
+    assert any("Equipment not found" in w for w in warnings) and any("inst-1" in w for w in warnings)
+    assert any("Order could not be sent" in w for w in warnings)
+
+
+def test_apply_to_zone_runs_that_zone_only_and_keeps_the_state(rig):
+    modes = rig.engine.modes
+    bedroom, office = rig.zone("Bedroom"), rig.zone("Office")
+    bed, desk = rig.light("bed", bedroom), rig.light("desk", office)
+    mode = rig.mode("Reading")
+    modes.set_impact(mode, bedroom, [order(bed, "state", "ON")])
+    modes.set_impact(mode, office, [order(desk, "state", "ON")])
+
+    assert modes.apply_to_zone(mode, office) == {"ok": True, "applied": 1, "failed": 0}
+    assert rig.sent() == [("desk", "state", "ON")]
+    assert modes.is_active(mode) is False and rig.of("mode.activated") == []
+    with pytest.raises(NotFound, match="no impact"):
+        modes.apply_to_zone(mode, ROOT)
+    with pytest.raises(NotFound, match="Zone not found"):
+        modes.apply_to_zone(mode, "nowhere")
+    with pytest.raises(NotFound, match="Mode not found"):
+        modes.apply_to_zone("ghost", office)
+
+
+@pytest.mark.parametrize(
+    "action, message",
+    [
+        ({"type": "order", "orderAlias": "state", "value": "ON"}, "actions[0].equipmentId is required"),
+        ({"type": "order", "equipmentId": "ghost", "orderAlias": "state", "value": "ON"}, "actions[0].equipmentId: equipment not found: ghost"),
+        ({"type": "order", "equipmentId": "LAMP", "orderAlias": "colour", "value": "red"}, "actions[0].orderAlias: equipment lamp has no order colour"),
+        ({"type": "order", "equipmentId": "LAMP", "orderAlias": "state"}, "actions[0].value is required"),
+        ({"type": "order", "equipmentId": "LAMP", "orderAlias": "state", "value": "blink"}, "actions[0].value must be one of ON, OFF, TOGGLE"),
+        ({"type": "order", "equipmentId": "LAMP", "orderAlias": "brightness", "value": 999}, "actions[0].value must be at most 254"),
+        ({"type": "order", "equipmentId": 5, "orderAlias": "state", "value": "ON"}, "actions[0].equipmentId must be a string"),
+        ({"type": "recipe_toggle", "instanceId": "inst-1"}, "actions[0].enabled is required"),
+        ({"type": "recipe_toggle", "instanceId": "inst-1", "enabled": "yes"}, "actions[0].enabled must be a boolean"),
+        ({"type": "recipe_toggle", "instanceId": "nope", "enabled": True}, "actions[0].instanceId: recipe instance not found: nope"),
+        ({"type": "recipe_params", "instanceId": "inst-1", "params": []}, "actions[0].params must be an object"),
+        ({"type": "recipe_params", "params": {}}, "actions[0].instanceId is required"),
+        ({"type": "scene"}, "actions[0].type must be one of order, recipe_toggle, recipe_params"),
+    ],
+)
+def test_impact_actions_are_checked_when_written(rig, action, message):
+    lamp = rig.light("lamp")
+    action = {k: (lamp["id"] if v == "LAMP" else v) for k, v in action.items()}
+    mode = rig.mode("Checked")
+    with pytest.raises(BadRequest) as refused:
+        rig.engine.modes.set_impact(mode, ROOT, [action])
+    assert refused.value.message == message
+    assert rig.engine.modes.get_json(mode)["impacts"] == []
+
+
+def test_impacts_are_upserted_listed_per_zone_and_removed(rig):
+    modes = rig.engine.modes
+    lamp = rig.light("lamp")
+    day, night = rig.mode("Day"), rig.mode("Night")
+    first = modes.set_impact(night, ROOT, [order(lamp, "state", "OFF")])
+    again = modes.set_impact(night, ROOT, [{**order(lamp, "state", "ON"), "extra": 1}])
+    assert again["id"] == first["id"] and again["actions"] == [order(lamp, "state", "ON") | {"type": "order"}]
+    assert "extra" not in again["actions"][0]
+    modes.set_impact(day, ROOT, [])
+    listed = modes.zone_impacts_json(ROOT)
+    assert [(i["modeName"], i["modeId"], i["zoneId"]) for i in listed] == [("Day", day, ROOT), ("Night", night, ROOT)]
+    assert len(rig.of("mode.updated")) == 3
+    modes.delete_impact(night, ROOT)
+    assert modes.get_json(night)["impacts"] == []
+    with pytest.raises(NotFound):
+        modes.delete_impact(night, ROOT)
+
+
+def test_a_removed_zone_takes_its_impacts_along(rig):
+    modes = rig.engine.modes
+    attic = rig.zone("Attic")
+    mode = rig.mode("Storm")
+    modes.set_impact(mode, attic, [])
+    rig.engine.zones.delete(attic)
+    assert modes.get_json(mode)["impacts"] == []
+    rig.restart()
+    assert rig.engine.modes.get_json(mode)["impacts"] == []
+
+
+def test_state_and_impacts_survive_a_restart_without_being_reapplied(rig):
+    lamp = rig.light("lamp")
+    mode = rig.mode("Cinema")
+    rig.engine.modes.set_impact(mode, ROOT, [order(lamp, "brightness", 30)])
+    rig.engine.modes.activate(mode)
+    rig.restart()
+    modes = rig.engine.modes
+    assert modes.is_active(mode) is True
+    assert modes.get_json(mode)["impacts"][0]["actions"] == [order(lamp, "brightness", 30)]
+    assert rig.sent() == []  # a fresh fake: nothing sent at start-up
+    modes.deactivate(mode)
+    modes.activate(mode)
+    assert rig.sent() == [("lamp", "brightness", 30)]
+
+
+def test_crud_events(rig):
+    modes = rig.engine.modes
+    created = modes.create(" Holiday ", icon="palm", description="away for long")
+    assert (created["name"], created["icon"], created["description"], created["active"], created["impacts"]) == ("Holiday", "palm", "away for long", False, [])
+    updated = modes.update(created["id"], {"name": "Vacation", "icon": None})
+    assert (updated["name"], updated["icon"], updated["description"]) == ("Vacation", None, "away for long")
+    modes.delete(created["id"])
+    assert [e["type"] for e in rig.recorder.events if e["type"].startswith("mode.")] == ["mode.created", "mode.updated", "mode.removed"]
+    assert rig.of("mode.created")[0]["mode"]["id"] == created["id"]
+    assert rig.of("mode.removed")[0] | {"type": None} == {"type": None, "modeId": created["id"], "modeName": "Vacation"}
+    with pytest.raises(NotFound):
+        modes.get(created["id"])

@@ -35,7 +35,7 @@ test: install test-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: install test-deps
-	$(BIN)/python tools/bench
+	@$(BIN)/python tools/bench
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -12,6 +12,8 @@ from pony.orm.dbapiprovider import IntegrityError, OperationalError
 
 from hausbox.api.middleware import HttpMiddleware
 from hausbox.api.routing import Call, Route, all_routes
+from hausbox.core.jsonenc import RawJson
+from hausbox.core.jsonenc import dumps as json_bytes
 from hausbox.core.errors import ApiError, BadRequest, Conflict, Forbidden, InsufficientStorage, PayloadTooLarge
 
 if TYPE_CHECKING:
@@ -21,10 +23,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("hausbox.http")
 
 JSON_TYPE = "application/json"
-
-
-def json_bytes(data: Any) -> bytes:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 def error_response(status: int, body: dict[str, Any]) -> bottle.HTTPResponse:
@@ -100,6 +98,10 @@ def _callback(engine: "Engine", route: Route) -> Callable[..., Any]:
             raise
         if isinstance(result, bottle.HTTPResponse):
             return result
+        if isinstance(result, RawJson):
+            bottle.response.status = route.status
+            bottle.response.content_type = JSON_TYPE
+            return bytes(result)
         if result is None:
             bottle.response.status = 204
             return b""

@@ -22,6 +22,7 @@ from pony import orm
 from hausbox.core.bus import EventBus
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.errors import BadRequest, NotFound
+from hausbox.core.jsonenc import dumps
 from hausbox.devices.categories import CATEGORY_UNITS, KEY_CATEGORIES, RETRIGGER_CATEGORIES, type_of_value
 from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
 from hausbox.devices.values import coerce
@@ -86,8 +87,9 @@ class Device:
     __slots__ = (
         "id", "integration_id", "source_device_id", "name", "name_customised", "manufacturer", "model",
         "ieee_address", "zone_id", "source", "status", "power_source", "last_seen", "raw_expose",
-        "created_at", "updated_at", "data", "orders", "heartbeat_at", "_json",
+        "created_at", "updated_at", "data", "orders", "heartbeat_at", "version", "_json", "_bytes",
     )  # fmt: skip
+    _RUNTIME = ("data", "orders", "heartbeat_at", "version", "_json", "_bytes")
 
     def __init__(self, **fields: Any):
         for name in self.__slots__:
@@ -95,7 +97,9 @@ class Device:
         self.data: dict[str, Datum] = {}
         self.orders: dict[str, Order] = {}
         self.heartbeat_at = 0
+        self.version = 0  # bumped on every change: caches built from the device compare it
         self._json = None
+        self._bytes: bytes | None = None
 
     def to_json(self) -> dict[str, Any]:
         """The API form; cached until the device changes (GET /devices serves 500 of these)."""
@@ -120,8 +124,14 @@ class Device:
             }
         return self._json
 
+    def json_bytes(self) -> bytes:
+        if self._bytes is None:
+            self._bytes = dumps(self.to_json())
+        return self._bytes
+
     def touched(self) -> None:
-        self._json = None
+        self.version += 1
+        self._json = self._bytes = None
 
 
 class DeviceManager:
@@ -152,7 +162,7 @@ class DeviceManager:
     def _load(self) -> None:
         with orm.db_session:
             for row in self._db.Device.select():
-                device = Device(**{name: getattr(row, name, None) for name in Device.__slots__ if name not in ("data", "orders", "heartbeat_at", "_json")})
+                device = Device(**{name: getattr(row, name, None) for name in Device.__slots__ if name not in Device._RUNTIME})
                 self._index(device)
             for row in self._db.DeviceData.select():
                 device = self._by_id.get(row.device_id)
@@ -345,7 +355,7 @@ class DeviceManager:
             return
         now = now_ms()
         device.last_seen = now
-        device._json = None
+        device.touched()
         self._dirty_devices.add(device.id)
         if device.status != "online":
             self._set_status(device, "online")

@@ -7,10 +7,11 @@ from typing import Any
 from hausbox.api.routing import Call, Route
 from hausbox.api.schema import STRING, nullable, obj, text
 from hausbox.core.errors import BadRequest
+from hausbox.core.jsonenc import RawJson
 
 
-def list_devices(call: Call) -> list[dict[str, Any]]:
-    return [device.to_json() for device in call.engine.devices.all()]
+def list_devices(call: Call) -> RawJson:
+    return RawJson.array([device.json_bytes() for device in call.engine.devices.all()])
 
 
 def get_device(call: Call, id: str) -> dict[str, Any]:

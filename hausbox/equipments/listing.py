@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 from hausbox.core.clock import now_ms
 from hausbox.core.errors import BadRequest
+from hausbox.core.jsonenc import RawJson
 from hausbox.equipments.manager import Equipment, EquipmentManager
 from hausbox.equipments.types import EQUIPMENT_TYPES, NOT_SUBMETERS
 
@@ -21,16 +22,15 @@ class EquipmentListing:
         self._is_online = is_online
         self._budget_ms = budget_ms  # freshness budget of a power datum, by datum id
 
-    def list_json(self, equipment_type: str | None, role: str | None) -> list[dict[str, Any]]:
+    def list_json(self, equipment_type: str | None, role: str | None) -> list[dict[str, Any]] | RawJson:
         if role not in (None, "", "submeter"):
             raise BadRequest("role must be submeter")
         if role == "submeter" or equipment_type == "energy_meter":
             return self.submeters_json()
-        if equipment_type:
-            if equipment_type not in EQUIPMENT_TYPES:
-                return []
-            return [self._equipments.to_json(e) for e in self._equipments.all() if e.type == equipment_type]
-        return [self._equipments.to_json(e) for e in self._equipments.all()]
+        if equipment_type and equipment_type not in EQUIPMENT_TYPES:
+            return []
+        chosen = [e for e in self._equipments.all() if not equipment_type or e.type == equipment_type]
+        return RawJson.array([self._equipments.json_bytes(e) for e in chosen])
 
     def _group(self, equipment: Equipment) -> int | None:
         """0 clamp meters, 1 measuring relays, 2 other measured loads; None: not a submeter.

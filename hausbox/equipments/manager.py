@@ -16,6 +16,7 @@ from pony import orm
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.errors import BadRequest, Conflict, NotFound
+from hausbox.core.jsonenc import dumps
 from hausbox.devices.categories import RETRIGGER_CATEGORIES
 from hausbox.devices.manager import DeviceManager
 from hausbox.equipments.suggest import suggest
@@ -45,6 +46,7 @@ class Equipment:
     __slots__ = (
         "id", "name", "type", "zone_id", "icon", "description", "enabled", "separate_supply",
         "require_confirmation", "timed_command", "created_at", "updated_at", "data_bindings", "order_bindings", "data",
+        "version", "cache",
     )  # fmt: skip
 
     def __init__(self, **fields: Any):
@@ -53,6 +55,8 @@ class Equipment:
         self.data_bindings: dict[str, DataBinding] = {}
         self.order_bindings: dict[str, OrderBinding] = {}
         self.data: dict[str, Any] = {}
+        self.version = 0  # bumped on every change of the equipment itself
+        self.cache: tuple[Any, bytes] | None = None  # (versions it was built at, encoded JSON)
 
 
 _COLUMNS = ("id", "name", "type", "zone_id", "icon", "description", "enabled", "separate_supply", "require_confirmation", "timed_command", "created_at", "updated_at")
@@ -75,6 +79,7 @@ class EquipmentManager:
         self._load()
         zones.occupied = lambda zone_id: any(e.zone_id == zone_id for e in self._equipments.values())
         bus.on("device.data.updated", self._on_device_data)
+        bus.on("equipment.updated", self._on_equipment_updated)
         devices.on_removed(self._on_device_keys_removed)
 
     def _load(self) -> None:
@@ -119,10 +124,16 @@ class EquipmentManager:
                 if datum is None or datum.category not in RETRIGGER_CATEGORIES:
                     continue
             equipment.data[alias] = value
+            equipment.version += 1
             changed = {"equipmentId": equipment.id, "alias": alias, "value": value, "previous": previous}
             if "sourceTimestamp" in event:
                 changed["sourceTimestamp"] = event["sourceTimestamp"]
             self._bus.emit("equipment.data.changed", **changed)
+
+    def _on_equipment_updated(self, event: Event) -> None:
+        equipment = self._equipments.get(event["equipment"]["id"])
+        if equipment is not None:
+            equipment.version += 1
 
     def _on_device_keys_removed(self, data_ids: set[str], order_ids: set[str]) -> None:
         for equipment in self._equipments.values():
@@ -198,6 +209,26 @@ class EquipmentManager:
                 if value is not None:
                     body[name] = value
         return body
+
+    def json_bytes(self, equipment: Equipment) -> bytes:
+        """The encoded JSON, rebuilt only when the equipment or a device it is bound to changed."""
+        key = (equipment.version, self._device_versions(equipment))
+        cached = equipment.cache
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        encoded = dumps(self.to_json(equipment))
+        equipment.cache = (key, encoded)
+        return encoded
+
+    def _device_versions(self, equipment: Equipment) -> tuple[int, ...]:
+        versions = []
+        for binding in equipment.data_bindings.values():
+            datum = self._devices.datum(binding.device_data_id)
+            versions.append(datum.device.version if datum else -1)
+        for binding in equipment.order_bindings.values():
+            order = self._devices.order(binding.device_order_id)
+            versions.append(order.device.version if order else -1)
+        return tuple(versions)
 
     def to_json(self, equipment: Equipment) -> dict[str, Any]:
         body: dict[str, Any] = {

@@ -26,6 +26,7 @@ from gevent.queue import Queue
 from hausbox import __version__
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.errors import Unauthorized
+from hausbox.core.jsonenc import dumps_text
 from hausbox.core.events import PUBLIC_EVENTS
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ CLOSE_GOING_AWAY = 1001
 
 
 def _encode(event: Event) -> str:
-    return json.dumps(event, separators=(",", ":"), ensure_ascii=False, default=str)
+    return dumps_text(event)
 
 
 def _redacted(event: Event) -> Event:

@@ -116,3 +116,17 @@ def test_update_needs_a_field_and_a_real_zone(engine):
         engine.devices.update(device.id)
     with pytest.raises(BadRequest):
         engine.devices.update(device.id, zone_id="nowhere")
+
+
+def test_the_cached_device_json_follows_every_change(engine):
+    import json
+
+    engine, fake, _ = engine
+    device = fake.discover("meter", [DataSpec("power", "number", "power")])
+    assert json.loads(device.json_bytes())["data"][0]["value"] is None
+    fake.report("meter", {"power": 5})
+    assert json.loads(device.json_bytes())["data"][0]["value"] == 5
+    engine.devices.update_status(FAKE_ID, "meter", "offline")
+    assert json.loads(device.json_bytes())["status"] == "offline"
+    engine.devices.update(device.id, name="Main meter")
+    assert json.loads(device.json_bytes())["name"] == "Main meter"

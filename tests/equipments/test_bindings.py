@@ -87,3 +87,27 @@ def test_equipments_survive_a_restart(tmp_path):
         assert restored["data"]["state"] == "ON" and len(restored["orderBindings"]) == 2
     finally:
         again.stop()
+
+
+def test_the_cached_list_json_follows_every_change(engine):
+    import json
+
+    engine, fake, _ = engine
+    data, orders = light_specs()
+    lamp = fake.discover("lamp", data, orders)
+    body = engine.equipments.create("Lamp", "light_dimmable", engine.zones.root().id, device_ids=[lamp.id])
+    equipment = engine.equipments.get(body["id"])
+
+    def listed():
+        return json.loads(engine.equipments.json_bytes(equipment))
+
+    assert listed()["data"] == {"state": None, "brightness": None}
+    fake.report("lamp", {"state": "ON"})
+    assert listed()["data"]["state"] == "ON"
+    fake.report("lamp", {"brightness": 10})  # a value that no binding of the same alias had before
+    assert listed()["data"]["brightness"] == 10
+    engine.equipments.update(body["id"], {"name": "Desk lamp"})
+    assert listed()["name"] == "Desk lamp"
+    engine.devices.update(lamp.id, name="Renamed device")
+    assert {b["deviceName"] for b in listed()["dataBindings"]} == {"Renamed device"}
+    assert listed() == json.loads(json.dumps(engine.equipments.to_json(equipment)))

@@ -32,11 +32,22 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
+_second_prefix: tuple[int, str] = (-1, "")
+
+
 def iso_utc(ms: int | None) -> str | None:
-    """``2026-02-20T14:30:00.123Z`` for a millisecond timestamp (None stays None)."""
+    """``2026-02-20T14:30:00.123Z`` for a millisecond timestamp (None stays None).
+
+    Every event carries one of these, so the formatted second is reused while it lasts.
+    """
+    global _second_prefix
     if ms is None:
         return None
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    second, milli = divmod(int(ms), 1000)
+    cached = _second_prefix
+    if cached[0] != second:
+        cached = _second_prefix = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
+    return f"{cached[1]}.{milli:03d}Z"
 
 
 def parse_iso(text: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from hausbox.core.bus import Event, EventBus
+from hausbox.core.jsonenc import dumps
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.equipments.manager import Equipment, EquipmentManager
 from hausbox.equipments.types import LIGHT_TYPES, NOT_SUBMETERS
@@ -96,6 +97,7 @@ class ZoneAggregator:
         self._direct: dict[str, Accumulator] = {}
         self._merged: dict[str, Accumulator] = {}
         self._data: dict[str, dict[str, Any]] = {}
+        self._all_bytes: bytes | None = None
         self._motion_since: dict[str, str | None] = {}
         # Extra fields on the root zone (sunrise, sunset, isDaylight) from the sunlight service.
         self.root_extras: Callable[[], dict[str, Any]] = root_extras or (lambda: {"sunrise": None, "sunset": None, "isDaylight": None})
@@ -193,6 +195,7 @@ class ZoneAggregator:
         data.update(self.root_extras() if zone_id == self._zones.root().id else {"sunrise": None, "sunset": None, "isDaylight": None})
         self._merged[zone_id] = merged
         self._data[zone_id] = data
+        self._all_bytes = None
         if not silent and old is not None and any(old.get(k) != v for k, v in data.items() if k != "motionSince"):
             self._bus.emit("zone.data.changed", zoneId=zone_id, aggregatedData=data)
 
@@ -211,6 +214,7 @@ class ZoneAggregator:
         live = set(self._direct)
         for gone in [z for z in self._data if z not in live]:
             self._data.pop(gone, None)
+            self._all_bytes = None
             self._merged.pop(gone, None)
         order = self._zones.descendants(self._zones.root().id)
         for zone in reversed(order):  # children before parents
@@ -219,6 +223,12 @@ class ZoneAggregator:
     # ---- reads -------------------------------------------------------------------------------
     def data(self, zone_id: str) -> dict[str, Any] | None:
         return self._data.get(zone_id)
+
+    def all_bytes(self) -> bytes:
+        """``all_json`` encoded, kept until a zone's data changes."""
+        if self._all_bytes is None:
+            self._all_bytes = dumps(self._data)
+        return self._all_bytes
 
     def all_json(self) -> dict[str, dict[str, Any]]:
         return dict(self._data)

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from hausbox.api.routing import Call, Route
+from hausbox.core.jsonenc import RawJson
 from hausbox.api.schema import INTEGER, STRING, array, nullable, obj, text
 from hausbox.zones.tree import DESCRIPTION_MAX, NAME_MAX
 
 
-def tree(call: Call) -> list[dict[str, Any]]:
-    return call.engine.zones.tree_json()
+def tree(call: Call) -> RawJson:
+    return RawJson(call.engine.zones.tree_bytes())
 
 
 def get_zone(call: Call, id: str) -> dict[str, Any]:
@@ -34,8 +35,8 @@ def reorder(call: Call) -> None:
     call.engine.zones.reorder(call.body["parentId"], call.body["orderedIds"])
 
 
-def aggregation(call: Call) -> dict[str, Any]:
-    return call.engine.aggregator.all_json()
+def aggregation(call: Call) -> RawJson:
+    return RawJson(call.engine.aggregator.all_bytes())
 
 
 def zone_order(call: Call, id: str, orderKey: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from pony import orm
 from hausbox.core.bus import EventBus
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.errors import BadRequest, NotFound
+from hausbox.core.jsonenc import dumps
 
 ROOT_ID = "00000000-0000-0000-0000-000000000001"
 ROOT_NAME = "Home"
@@ -62,6 +63,7 @@ class ZoneTree:
         self._zones: dict[str, Zone] = {}
         # Asked before deleting a zone: does anything (equipments) still live in it?
         self.occupied: Callable[[str], bool] = lambda _zone_id: False
+        self._tree_bytes: bytes | None = None
         self._load()
 
     def _load(self) -> None:
@@ -76,6 +78,8 @@ class ZoneTree:
         self._relink()
 
     def _relink(self) -> None:
+        """Rebuild parent/child links after any change (every write path ends here)."""
+        self._tree_bytes = None
         for zone in self._zones.values():
             zone.children = []
         for zone in self._zones.values():
@@ -118,6 +122,12 @@ class ZoneTree:
 
     def tree_json(self) -> list[dict[str, Any]]:
         return [self.root().to_json(depth=1000)]
+
+    def tree_bytes(self) -> bytes:
+        """The encoded tree, kept until the next change."""
+        if self._tree_bytes is None:
+            self._tree_bytes = dumps(self.tree_json())
+        return self._tree_bytes
 
     # ---- writes ------------------------------------------------------------------------------
     def create(self, name: str, parent_id: str | None = None, icon: str | None = None, description: str | None = None, display_order: int | None = None) -> dict[str, Any]:

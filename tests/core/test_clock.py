@@ -68,3 +68,12 @@ def test_manual_clock_fires_due_timers_in_order_and_honours_cancel():
     assert fired == [("a", 1_005_000)]
     clock.advance(60)
     assert fired == [("a", 1_005_000), ("b", 1_010_000)] and clock.now_ms() == 1_066_000
+
+
+def test_iso_utc_matches_the_standard_format():
+    from hausbox.core.clock import iso_utc
+
+    for ms in (0, 1_795_280_448_123, 1_795_280_448_999, 1_795_280_449_000, 951_782_400_007, 1_795_280_448_123):
+        expected = datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        assert iso_utc(ms) == expected
+    assert iso_utc(None) is None

@@ -82,3 +82,17 @@ def test_submeter_power_is_summed_and_valves_counted(engine):
     data = engine.aggregator.data(room["id"])
     assert data["power"] == 120.5
     assert (data["waterValvesOpen"], data["waterValvesTotal"], data["waterFlowTotal"]) == (1, 1, 6.25)
+
+
+def test_the_encoded_aggregation_follows_changes(engine):
+    import json
+
+    engine, fake, _ = engine
+    data, orders = light_specs()
+    room = engine.zones.create("Study")
+    engine.equipments.create("Lamp", "light_onoff", room["id"], device_ids=[fake.discover("l", data, orders).id])
+    assert json.loads(engine.aggregator.all_bytes())[room["id"]]["lightsOn"] == 0
+    fake.report("l", {"state": "ON"})
+    assert json.loads(engine.aggregator.all_bytes())[room["id"]]["lightsOn"] == 1
+    other = engine.zones.create("Garage")
+    assert other["id"] in json.loads(engine.aggregator.all_bytes())

@@ -101,7 +101,7 @@ def _callback(engine: "Engine", route: Route) -> Callable[..., Any]:
         if isinstance(result, RawJson):
             bottle.response.status = route.status
             bottle.response.content_type = JSON_TYPE
-            return bytes(result)
+            return result.data
         if result is None:
             bottle.response.status = 204
             return b""

@@ -18,9 +18,19 @@ def dumps_text(data: Any) -> str:
     return dumps(data).decode("utf-8")
 
 
-class RawJson(bytes):
-    """Already-encoded JSON a handler returns as it is (cached fragments, joined lists)."""
+class RawJson:
+    """Already-encoded JSON that a handler returns to be sent as it is (no copy, no re-encoding)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes):
+        self.data = data
 
     @classmethod
     def array(cls, parts: list[bytes]) -> "RawJson":
-        return cls(b"[" + b",".join(parts) + b"]")
+        return cls(join_array(parts))
+
+
+def join_array(parts: list[bytes]) -> bytes:
+    """A JSON array from encoded elements."""
+    return b"[" + b",".join(parts) + b"]"

@@ -22,7 +22,7 @@ from pony import orm
 from hausbox.core.bus import EventBus
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.errors import BadRequest, NotFound
-from hausbox.core.jsonenc import dumps
+from hausbox.core.jsonenc import dumps, join_array
 from hausbox.devices.categories import CATEGORY_UNITS, KEY_CATEGORIES, RETRIGGER_CATEGORIES, type_of_value
 from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
 from hausbox.devices.values import coerce
@@ -90,6 +90,7 @@ class Device:
         "created_at", "updated_at", "data", "orders", "heartbeat_at", "version", "_json", "_bytes",
     )  # fmt: skip
     _RUNTIME = ("data", "orders", "heartbeat_at", "version", "_json", "_bytes")
+    changes = 0  # of any device: the encoded device list is rebuilt when it moves
 
     def __init__(self, **fields: Any):
         for name in self.__slots__:
@@ -131,6 +132,7 @@ class Device:
 
     def touched(self) -> None:
         self.version += 1
+        Device.changes += 1
         self._json = self._bytes = None
 
 
@@ -140,6 +142,8 @@ class DeviceManager:
         self._bus = bus
         self._zone_exists = zone_exists
         self._by_id: dict[str, Device] = {}
+        self._membership = 0  # bumped when devices come or go
+        self._list_cache: tuple[tuple[int, int], bytes] | None = None
         self._by_source: dict[tuple[str, str], Device] = {}
         self._data: dict[str, Datum] = {}
         self._orders: dict[str, Order] = {}
@@ -180,6 +184,7 @@ class DeviceManager:
                 device.orders[row.key] = self._orders[row.id] = Order(row.id, device, spec)
 
     def _index(self, device: Device) -> None:
+        self._membership += 1
         self._by_id[device.id] = device
         self._by_source[(device.integration_id, device.source_device_id)] = device
 
@@ -238,6 +243,14 @@ class DeviceManager:
 
     def all(self) -> list[Device]:
         return sorted(self._by_id.values(), key=lambda d: (d.name.lower(), d.id))
+
+    def list_bytes(self) -> bytes:
+        """``GET /devices``, encoded; rebuilt only after some device changed or came or went."""
+        key = (Device.changes, self._membership)
+        cached = self._list_cache
+        if cached is None or cached[0] != key:
+            cached = self._list_cache = (key, join_array([device.json_bytes() for device in self.all()]))
+        return cached[1]
 
     def of_integration(self, integration_id: str) -> list[Device]:
         return [d for d in self._by_id.values() if d.integration_id == integration_id]
@@ -441,6 +454,7 @@ class DeviceManager:
             self._orders.pop(order.id, None)
         self._dirty_devices.discard(device_id)
         del self._by_id[device_id]
+        self._membership += 1
         self._by_source.pop((device.integration_id, device.source_device_id), None)
         self._removed({d.id for d in device.data.values()}, {o.id for o in device.orders.values()})
         log.info("removed device %s", device.name)

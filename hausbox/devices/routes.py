@@ -11,7 +11,7 @@ from hausbox.core.jsonenc import RawJson
 
 
 def list_devices(call: Call) -> RawJson:
-    return RawJson.array([device.json_bytes() for device in call.engine.devices.all()])
+    return RawJson(call.engine.devices.list_bytes())
 
 
 def get_device(call: Call, id: str) -> dict[str, Any]:

@@ -130,3 +130,17 @@ def test_the_cached_device_json_follows_every_change(engine):
     assert json.loads(device.json_bytes())["status"] == "offline"
     engine.devices.update(device.id, name="Main meter")
     assert json.loads(device.json_bytes())["name"] == "Main meter"
+
+
+def test_the_encoded_device_list_follows_changes_arrivals_and_removals(engine):
+    import json
+
+    engine, fake, _ = engine
+    fake.discover("b-meter", [DataSpec("power", "number", "power")])
+    assert [d["name"] for d in json.loads(engine.devices.list_bytes())] == ["b-meter"]
+    fake.discover("a-plug", [DataSpec("power", "number", "power")])
+    assert [d["name"] for d in json.loads(engine.devices.list_bytes())] == ["a-plug", "b-meter"]
+    fake.report("b-meter", {"power": 7})
+    assert json.loads(engine.devices.list_bytes())[1]["data"][0]["value"] == 7
+    engine.devices.delete(engine.devices.find(FAKE_ID, "a-plug").id)
+    assert [d["name"] for d in json.loads(engine.devices.list_bytes())] == ["b-meter"]

@@ -69,6 +69,7 @@ class EquipmentManager:
         self._devices = devices
         self._zones = zones
         self._equipments: dict[str, Equipment] = {}
+        self._by_zone: dict[str, dict[str, Equipment]] = {}  # zone id -> its equipments, by id
         self._by_datum: dict[str, list[tuple[Equipment, DataBinding]]] = {}
         # Extra fields a feature adds to a data binding's JSON (e.g. freshnessBudgetMs on power).
         self.binding_decorators: list[Callable[[Equipment, DataBinding, Any, dict[str, Any]], None]] = []
@@ -77,7 +78,7 @@ class EquipmentManager:
         # Checks a feature runs on a PUT before anything is written (e.g. timedCommand validation).
         self.update_validators: list[Callable[[Equipment, dict[str, Any]], None]] = []
         self._load()
-        zones.occupied = lambda zone_id: any(e.zone_id == zone_id for e in self._equipments.values())
+        zones.occupied = lambda zone_id: bool(self._by_zone.get(zone_id))
         bus.on("device.data.updated", self._on_device_data)
         bus.on("equipment.updated", self._on_equipment_updated)
         devices.on_removed(self._on_device_keys_removed)
@@ -85,7 +86,8 @@ class EquipmentManager:
     def _load(self) -> None:
         with orm.db_session:
             for row in self._db.Equipment.select():
-                self._equipments[row.id] = Equipment(**{name: getattr(row, name) for name in _COLUMNS})
+                equipment = self._equipments[row.id] = Equipment(**{name: getattr(row, name) for name in _COLUMNS})
+                self._place(equipment)
             for row in self._db.DataBinding.select():
                 equipment = self._equipments.get(row.equipment_id)
                 if equipment is not None:
@@ -156,14 +158,22 @@ class EquipmentManager:
         return sorted(self._equipments.values(), key=lambda e: (e.name.lower(), e.id))
 
     def in_zone(self, zone_id: str) -> list[Equipment]:
-        return [e for e in self._equipments.values() if e.zone_id == zone_id]
+        return list(self._by_zone.get(zone_id, {}).values())
+
+    def _place(self, equipment: Equipment, previous_zone: str | None = None) -> None:
+        """Keep the zone index right after an equipment arrives or moves."""
+        if previous_zone is not None:
+            self._by_zone.get(previous_zone, {}).pop(equipment.id, None)
+        self._by_zone.setdefault(equipment.zone_id, {})[equipment.id] = equipment
+
+    def device_ids(self, equipment: Equipment) -> set[str]:
+        """The devices an equipment is bound to."""
+        ids = {d.device.id for d in (self._devices.datum(b.device_data_id) for b in equipment.data_bindings.values()) if d}
+        return ids | {o.device.id for o in (self._devices.order(b.device_order_id) for b in equipment.order_bindings.values()) if o}
 
     def is_online(self, equipment: Equipment) -> bool:
         """Online when a device it is bound to is online (an equipment with no device is not)."""
-        devices = {b.device_data_id for b in equipment.data_bindings.values()}
-        statuses = [self._devices.datum(i).device.status for i in devices if self._devices.datum(i)]
-        statuses += [o.device.status for o in (self._devices.order(b.device_order_id) for b in equipment.order_bindings.values()) if o]
-        return "online" in statuses
+        return any(self._devices.get(i).status == "online" for i in self.device_ids(equipment))
 
     def datum_of(self, equipment: Equipment, alias: str) -> Any:
         binding = equipment.data_bindings.get(alias)
@@ -279,6 +289,7 @@ class EquipmentManager:
             for binding in order_bindings:
                 self._db.OrderBinding(id=binding.id, equipment_id=equipment.id, device_order_id=binding.device_order_id, alias=binding.alias)
         self._equipments[equipment.id] = equipment
+        self._place(equipment)
         for binding in data_bindings:
             self._attach_data(equipment, binding)
         for binding in order_bindings:
@@ -325,6 +336,7 @@ class EquipmentManager:
             self._db.Equipment[equipment_id].set(**changes)
         for column, value in changes.items():
             setattr(equipment, column, value)
+        self._place(equipment, previous_zone)
         body = self.to_json(equipment)
         self._bus.emit("equipment.updated", equipment=body, previousZoneId=previous_zone)
         return body
@@ -336,6 +348,7 @@ class EquipmentManager:
         for binding in list(equipment.data_bindings.values()):
             self._detach_data(equipment, binding)
         del self._equipments[equipment_id]
+        self._by_zone.get(equipment.zone_id, {}).pop(equipment_id, None)
         self._bus.emit("equipment.removed", equipmentId=equipment_id, equipmentName=equipment.name, zoneId=equipment.zone_id)
 
     def add_data_binding(self, equipment_id: str, device_data_id: str, alias: str) -> dict[str, Any]:

@@ -23,6 +23,9 @@ _COUNTS = (
     "waterValvesOpen", "waterValvesTotal", "displaysOnline", "displaysTotal",
 )  # fmt: skip
 _FLAGS = ("motion", "waterLeak", "smoke")
+AGGREGATED_CATEGORIES = frozenset(
+    {"temperature", "humidity", "luminosity", "motion", "contact_door", "contact_window", "water_leak", "smoke", "light_state", "shutter_position", "power"}
+)
 _SUMS = ("power", "waterFlowTotal")
 
 
@@ -105,7 +108,7 @@ class ZoneAggregator:
         bus.on("equipment.created", lambda e: self.recompute(e["equipment"]["zoneId"]))
         bus.on("equipment.updated", self._on_equipment_updated)
         bus.on("equipment.removed", lambda e: self.recompute(e["zoneId"]))
-        bus.on("device.status_changed", lambda e: self.recompute_all())
+        bus.on("device.status_changed", self._on_device_status)
         bus.on("sunlight.changed", lambda e: self.recompute(self._zones.root().id))
         for name in ("zone.created", "zone.updated", "zone.removed", "system.started"):
             bus.on(name, lambda e: self.recompute_all(silent=True))
@@ -114,8 +117,20 @@ class ZoneAggregator:
     # ---- triggers ----------------------------------------------------------------------------
     def _on_equipment_data(self, event: Event) -> None:
         equipment = self._equipments.get(event["equipmentId"])
-        if equipment is not None:
+        if equipment is not None and self._counts(equipment, event["alias"]):
             self.recompute(equipment.zone_id)
+
+    def _counts(self, equipment: Equipment, alias: str) -> bool:
+        """Whether this alias feeds an aggregate: most messages (energy, link quality) do not."""
+        if equipment.type == "water_valve" and alias in ("state", "flow"):
+            return True
+        datum = self._equipments.datum_of(equipment, alias)
+        return datum is not None and datum.category in AGGREGATED_CATEGORIES
+
+    def _on_device_status(self, event: Event) -> None:
+        """Only displays count devices online; recompute the zones of those bound to this device."""
+        for zone_id in {e.zone_id for e in self._equipments.all() if e.type == "display" and event["deviceId"] in self._equipments.device_ids(e)}:
+            self.recompute(zone_id)
 
     def _on_equipment_updated(self, event: Event) -> None:
         zone_id = event["equipment"]["zoneId"]

@@ -96,3 +96,29 @@ def test_the_encoded_aggregation_follows_changes(engine):
     assert json.loads(engine.aggregator.all_bytes())[room["id"]]["lightsOn"] == 1
     other = engine.zones.create("Garage")
     assert other["id"] in json.loads(engine.aggregator.all_bytes())
+
+
+def test_displays_online_follow_their_device_status(engine):
+    from tests.inprocess import FAKE_ID
+
+    engine, fake, _ = engine
+    room = engine.zones.create("Kitchen")
+    screen = fake.discover("screen", [DataSpec("state", "enum", "generic")])
+    engine.equipments.create("Screen", "display", room["id"], device_ids=[screen.id])
+    assert (engine.aggregator.data(room["id"])["displaysOnline"], engine.aggregator.data(room["id"])["displaysTotal"]) == (0, 1)
+    engine.devices.update_status(FAKE_ID, "screen", "online")
+    assert engine.aggregator.data(room["id"])["displaysOnline"] == 1
+    engine.devices.update_status(FAKE_ID, "screen", "offline")
+    assert engine.aggregator.data(room["id"])["displaysOnline"] == 0
+
+
+def test_values_that_feed_no_aggregate_cause_no_recompute(engine):
+    engine, fake, recorder = engine
+    room = engine.zones.create("Office")
+    meter = fake.discover("meter", [DataSpec("energy", "number", "energy"), DataSpec("power", "number", "power")])
+    engine.equipments.create("Meter", "switch", room["id"], device_ids=[meter.id])
+    recorder.clear()
+    fake.report("meter", {"energy": 1.5})
+    assert recorder.of("zone.data.changed") == []
+    fake.report("meter", {"power": 40})
+    assert [e["aggregatedData"]["power"] for e in recorder.of("zone.data.changed") if e["zoneId"] == room["id"]] == [40]

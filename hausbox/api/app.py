@@ -31,7 +31,8 @@ def error_response(status: int, body: dict[str, Any]) -> bottle.HTTPResponse:
 
 def build_app(engine: "Engine") -> Callable:
     """The full WSGI callable: REST routes, the WebSocket endpoint, security headers and CORS."""
-    app = bottle.Bottle(catchall=True, autojson=False)  # we encode (orjson) ourselves
+    app = bottle.Bottle(catchall=True)
+    app.config["json.enable"] = False  # we encode (orjson) ourselves
     for route in all_routes():
         app.route(route.full_path, method=route.method, callback=_callback(engine, route), name=f"{route.method} {route.path}")
     app.default_error_handler = _bottle_error

@@ -279,6 +279,8 @@ class DeviceManager:
                 (d for d in self._by_id.values() if d.integration_id == integration_id and d.ieee_address == found.ieee_address),
                 None,
             )
+        if device is not None and self._unchanged(device, found):
+            return device  # a resync that changes nothing writes nothing (500 devices at every boot)
         stamp = now_ms()
         created = device is None
         with orm.db_session:
@@ -312,6 +314,22 @@ class DeviceManager:
             log.info("discovered %s device %s", integration_id, device.name)
             self._bus.emit("device.discovered", device=device.to_json())
         return device
+
+    @staticmethod
+    def _unchanged(device: Device, found: DiscoveredDevice) -> bool:
+        """Whether rediscovery would leave the device exactly as it is."""
+        if device.source_device_id != found.source_device_id:
+            return False
+        if not device.name_customised and device.name != (found.name or found.source_device_id):
+            return False
+        known = (device.manufacturer, device.model, device.ieee_address, device.power_source, device.raw_expose)
+        if known != (found.manufacturer, found.model, found.ieee_address, found.power_source, found.raw_expose):
+            return False
+        data = {k: (d.type, d.category, d.unit, d.enum_values) for k, d in device.data.items()}
+        if data != {s.key: (s.type, s.category, s.unit, s.enum_values) for s in found.data}:
+            return False
+        orders = {k: (o.type, o.category, o.min, o.max, o.enum_values, o.unit, o.dispatch_config) for k, o in device.orders.items()}
+        return orders == {s.key: (s.type, s.category, s.min, s.max, s.enum_values, s.unit, s.dispatch_config or {}) for s in found.orders}
 
     def _sync_data(self, device: Device, specs: Iterable[DataSpec]) -> None:
         wanted = {spec.key: spec for spec in specs}

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import bottle
-import requests
 
 from hausbox.core.errors import ApiError, NotFound
 from hausbox.equipments.manager import Equipment, EquipmentManager
+
+if TYPE_CHECKING:
+    import requests
 
 log = logging.getLogger("hausbox.camera")
 
@@ -48,7 +50,9 @@ class CameraProxy:
             raise BadGateway(f"The camera {what} address is not known yet (no http(s) URL in {alias})")
         return equipment, url.strip()
 
-    def _open(self, equipment: Equipment, url: str, timeout: tuple[float, float], what: str) -> requests.Response:
+    def _open(self, equipment: Equipment, url: str, timeout: tuple[float, float], what: str) -> "requests.Response":
+        import requests  # here, not at the top: it costs 50 ms of every boot for a rarely used route
+
         try:
             response = requests.get(url, stream=True, timeout=timeout)
         except requests.RequestException as error:
@@ -74,7 +78,7 @@ class CameraProxy:
                 if time.monotonic() > deadline:
                     raise BadGateway("The camera snapshot took too long")
                 parts.append(chunk)
-        except requests.RequestException as error:
+        except OSError as error:  # requests' errors are OSErrors
             raise BadGateway(f"The camera snapshot was cut short ({error.__class__.__name__})")
         finally:
             response.close()

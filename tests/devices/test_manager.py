@@ -144,3 +144,17 @@ def test_the_encoded_device_list_follows_changes_arrivals_and_removals(engine):
     assert json.loads(engine.devices.list_bytes())[1]["data"][0]["value"] == 7
     engine.devices.delete(engine.devices.find(FAKE_ID, "a-plug").id)
     assert [d["name"] for d in json.loads(engine.devices.list_bytes())] == ["b-meter"]
+
+
+def test_a_rediscovery_that_changes_nothing_writes_nothing(engine, monkeypatch):
+    engine, fake, _ = engine
+    data, orders = light_specs()
+    device = fake.discover("lamp", data, orders, manufacturer="IKEA")
+    stamp = device.updated_at
+    writes = []
+    monkeypatch.setattr(engine.devices, "_sync_data", lambda *a: writes.append(a))
+    fake.discover("lamp", *light_specs(), manufacturer="IKEA")
+    assert writes == [] and device.updated_at == stamp
+    monkeypatch.undo()
+    fake.discover("lamp", *light_specs(), manufacturer="IKEA of Sweden")
+    assert device.manufacturer == "IKEA of Sweden"

@@ -114,7 +114,7 @@ def test_closing_the_stream_early_closes_the_upstream(house, upstream, monkeypat
         opened.append(real_get(*args, **kwargs))
         return opened[-1]
 
-    monkeypatch.setattr("hausbox.equipments.camera.requests.get", get)
+    monkeypatch.setattr("requests.get", get)
     camera = _camera(house, stream_url=f"{upstream}/endless.mjpg")
     body = house.engine.camera.stream(camera["id"]).body
     started = time.monotonic()

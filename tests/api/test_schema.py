@@ -41,3 +41,13 @@ def test_free_form_objects_keep_every_key():
     with pytest.raises(BadRequest) as caught:
         free.validate({"a.b": 1})
     assert caught.value.message == "a.b must be a string"
+
+
+def test_every_route_body_is_a_valid_json_schema():
+    from jsonschema import Draft202012Validator
+
+    from hausbox.api.routing import all_routes
+
+    for route in all_routes():
+        if route.body is not None:
+            Draft202012Validator.check_schema(route.body)

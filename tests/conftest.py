@@ -63,3 +63,25 @@ def engine(tmp_path):
     recorder = Recorder(instance)
     yield instance, fake, recorder
     instance.stop()
+
+
+@pytest.fixture
+def make_rig(tmp_path) -> Iterator:
+    """In-process engines on a ManualClock in Europe/Paris (``start``: local time), stopped at teardown."""
+    from tests.modes.rig import Rig
+
+    made: list = []
+
+    def make(start: str = "2026-03-28 12:00"):
+        rig = Rig(tmp_path / f"data{len(made)}", start)
+        made.append(rig)
+        return rig
+
+    yield make
+    for rig in made:
+        rig.stop()
+
+
+@pytest.fixture
+def rig(make_rig):
+    return make_rig()

@@ -29,6 +29,7 @@ from hausbox.core.settings import SettingsStore
 from hausbox.dashboard import models as dashboard_models
 from hausbox.dashboard.widgets import DashboardWidgets
 from hausbox.devices import models as device_models
+from hausbox.devices import snapshot as device_snapshot
 from hausbox.devices.battery import BatteryMonitor
 from hausbox.devices.manager import DeviceManager
 from hausbox.equipments import models as equipment_models
@@ -99,7 +100,7 @@ class Engine:
 
         # topology and the reactive pipeline: integration -> devices -> equipments -> zones
         self.zones = ZoneTree(self.db, self.bus)
-        self.devices = DeviceManager(self.db, self.bus, zone_exists=self.zones.exists)
+        self.devices = DeviceManager(self.db, self.bus, zone_exists=self.zones.exists, state_path=config.data_dir / device_snapshot.FILE_NAME)
         self.battery = BatteryMonitor(self.db, self.bus, self.devices, self.alarms)
         self.integrations = IntegrationRegistry(self.bus, self.settings, self.devices, config.data_dir)
         self.integrations.load_builtins()

@@ -1,4 +1,7 @@
-"""Database entities of the device domain (tables from migration 0003)."""
+"""Database entities of the device domain (tables from migration 0003).
+
+Only what describes a device lives here: its volatile state (status, last seen, values and their
+times) is in memory and in the snapshot file (``devices/snapshot.py``, migration 0011)."""
 
 from __future__ import annotations
 
@@ -18,9 +21,7 @@ def define_entities(db: orm.Database) -> None:
         ieee_address = orm.Optional(str, nullable=True)
         zone_id = orm.Optional(str, nullable=True)
         source = orm.Required(str)
-        status = orm.Required(str, default="unknown")
         power_source = orm.Optional(str, nullable=True)
-        last_seen = orm.Optional(int, size=64)
         raw_expose = orm.Optional(orm.Json, nullable=True)
         created_at = orm.Required(int, size=64)
         updated_at = orm.Required(int, size=64)
@@ -35,9 +36,6 @@ def define_entities(db: orm.Database) -> None:
         category = orm.Required(str, default="generic")
         unit = orm.Optional(str, nullable=True)
         enum_values = orm.Optional(orm.Json, nullable=True)
-        value = orm.Optional(str, nullable=True)  # JSON text
-        last_updated = orm.Optional(int, size=64)
-        last_changed = orm.Optional(int, size=64)
         orm.composite_key(device_id, key)
 
     class DeviceOrder(db.Entity):

@@ -43,6 +43,10 @@ HEARTBEAT_MIN_INTERVAL_MS = 5_000
 STATUSES = ("online", "offline", "unknown")
 
 
+def _json_column(text: str | None) -> Any:
+    return json.loads(text) if text else None
+
+
 def stable_id(device_id: str, kind: str, key: str) -> str:
     """The id of a device's datum or order: the same for the same device and key, always."""
     digest = hashlib.sha256(f"{device_id}:{kind}:{key}".encode("utf-8")).hexdigest()
@@ -98,8 +102,6 @@ class Device:
         "ieee_address", "zone_id", "source", "status", "power_source", "last_seen", "raw_expose",
         "created_at", "updated_at", "data", "orders", "heartbeat_at", "version", "_json", "_bytes",
     )  # fmt: skip
-    _RUNTIME = ("data", "orders", "heartbeat_at", "version", "_json", "_bytes")
-    _VOLATILE = ("status", "last_seen")  # in the snapshot, not the database
     changes = 0  # of any device: the encoded device list is rebuilt when it moves
 
     def __init__(self, **fields: Any):
@@ -187,24 +189,34 @@ class DeviceManager:
 
     # ---- loading and persistence -------------------------------------------------------------
     def _load(self) -> None:
-        skipped = set(Device._RUNTIME) | set(Device._VOLATILE)
+        # Plain rows, not ORM objects: hydrating thousands of Pony entities was half a second of boot.
         with orm.db_session:
-            for row in self._db.Device.select():
-                device = Device(**{name: getattr(row, name) for name in Device.__slots__ if name not in skipped})
+            for (id_, integration_id, source_id, name, customised, manufacturer, model, ieee, zone_id, source, power_source,
+                 raw_expose, created_at, updated_at) in self._db.select(
+                "SELECT id, integration_id, source_device_id, name, name_customised, manufacturer, model, ieee_address,"
+                " zone_id, source, power_source, raw_expose, created_at, updated_at FROM devices"
+            ):  # fmt: skip
+                device = Device(
+                    id=id_, integration_id=integration_id, source_device_id=source_id, name=name, name_customised=bool(customised),
+                    manufacturer=manufacturer, model=model, ieee_address=ieee, zone_id=zone_id, source=source,
+                    power_source=power_source, raw_expose=_json_column(raw_expose), created_at=created_at, updated_at=updated_at,
+                )  # fmt: skip
                 device.status = "unknown"
                 self._index(device)
-            for row in self._db.DeviceData.select():
-                device = self._by_id.get(row.device_id)
-                if device is None:
-                    continue
-                datum = Datum(row.id, device, row.key, row.type, row.category, row.unit, row.enum_values)
-                device.data[row.key] = self._data[row.id] = datum
-            for row in self._db.DeviceOrder.select():
-                device = self._by_id.get(row.device_id)
-                if device is None:
-                    continue
-                spec = OrderSpec(row.key, row.type, row.category, row.min_value, row.max_value, row.enum_values, row.unit, row.dispatch_config or {})
-                device.orders[row.key] = self._orders[row.id] = Order(row.id, device, spec)
+            for id_, device_id, key, type_, category, unit, enum_values in self._db.select(
+                "SELECT id, device_id, key, type, category, unit, enum_values FROM device_data"
+            ):
+                device = self._by_id.get(device_id)
+                if device is not None:
+                    datum = Datum(id_, device, key, type_, category, unit, _json_column(enum_values))
+                    device.data[key] = self._data[id_] = datum
+            for id_, device_id, key, type_, category, low, high, enum_values, unit, dispatch in self._db.select(
+                "SELECT id, device_id, key, type, category, min_value, max_value, enum_values, unit, dispatch_config FROM device_orders"
+            ):
+                device = self._by_id.get(device_id)
+                if device is not None:
+                    spec = OrderSpec(key, type_, category, low, high, _json_column(enum_values), unit, _json_column(dispatch) or {})
+                    device.orders[key] = self._orders[id_] = Order(id_, device, spec)
             handover = self._read_handover()
         if handover is not None:
             self._restore(handover)

@@ -14,10 +14,11 @@ install: $(STAMP)
 
 $(STAMP): setup.cfg pyproject.toml
 	@$(PYTHON) -c 'import venv, ensurepip' 2>/dev/null || $(MAKE) --no-print-directory apt-python
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	@echo "installing into $(VENV)" >&2
+	@$(PYTHON) -m venv $(VENV)
+	@$(BIN)/pip install --quiet --upgrade pip >&2
+	@$(BIN)/pip install --quiet -e '.[test]' >&2
+	@touch $(STAMP)
 
 .PHONY: apt-python
 apt-python:

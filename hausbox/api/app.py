@@ -12,9 +12,16 @@ from pony.orm.dbapiprovider import IntegrityError, OperationalError
 
 from hausbox.api.middleware import HttpMiddleware
 from hausbox.api.routing import Call, Route, all_routes
+from hausbox.core.errors import (
+    ApiError,
+    BadRequest,
+    Conflict,
+    Forbidden,
+    InsufficientStorage,
+    PayloadTooLarge,
+)
 from hausbox.core.jsonenc import RawJson
 from hausbox.core.jsonenc import dumps as json_bytes
-from hausbox.core.errors import ApiError, BadRequest, Conflict, Forbidden, InsufficientStorage, PayloadTooLarge
 
 if TYPE_CHECKING:
     from hausbox.auth.principal import Principal

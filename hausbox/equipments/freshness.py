@@ -22,7 +22,8 @@ from statistics import median
 from typing import Any, Callable
 
 from hausbox.core.bus import Event, EventBus
-from hausbox.devices.manager import Datum, DeviceManager
+from hausbox.devices.device import Datum
+from hausbox.devices.manager import DeviceManager
 from hausbox.equipments.manager import DataBinding, Equipment
 
 MIN_BUDGET_MS = 120_000

@@ -20,7 +20,11 @@ from hausbox.core.jsonenc import dumps
 from hausbox.devices.categories import RETRIGGER_CATEGORIES
 from hausbox.devices.manager import DeviceManager
 from hausbox.equipments.suggest import suggest
-from hausbox.equipments.types import EQUIPMENT_TYPES, NO_SEPARATE_SUPPLY, SINGLETON_TYPES
+from hausbox.equipments.types import (
+    EQUIPMENT_TYPES,
+    NO_SEPARATE_SUPPLY,
+    SINGLETON_TYPES,
+)
 from hausbox.zones.tree import ZoneTree
 
 log = logging.getLogger("hausbox.equipment-manager")

@@ -9,7 +9,7 @@ import gevent
 
 from hausbox.core.bus import EventBus
 from hausbox.core.errors import ApiError, BadRequest, NotFound, ServiceUnavailable
-from hausbox.devices.manager import Order
+from hausbox.devices.device import Order
 from hausbox.equipments.manager import Equipment, EquipmentManager
 from hausbox.integrations.registry import DispatchError, IntegrationRegistry
 from hausbox.system.alarms import Alarms

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 from hausbox.core.errors import BadRequest
-from hausbox.devices.manager import Datum, Device, Order
+from hausbox.devices.device import Datum, Device, Order
 
 Match = Callable[[Any], bool]  # a Datum or an Order -> bool
 ON_OFF_WORDS = frozenset({"on", "off", "toggle"})

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from hausbox.core.errors import BadRequest
-from hausbox.devices.manager import Order
+from hausbox.devices.device import Order
 from hausbox.equipments.manager import Equipment, EquipmentManager
 from hausbox.equipments.orders import OrderService
 

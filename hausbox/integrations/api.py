@@ -46,7 +46,8 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Protocol
 if TYPE_CHECKING:
     from hausbox.core.bus import EventBus
     from hausbox.core.settings import ScopedSettings
-    from hausbox.devices.manager import Device, DeviceManager
+    from hausbox.devices.device import Device
+    from hausbox.devices.manager import DeviceManager
 
 API_VERSION = 2
 STATUSES = ("connected", "disconnected", "error", "not_configured")

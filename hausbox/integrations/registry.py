@@ -18,7 +18,8 @@ import gevent
 from hausbox.core.bus import EventBus
 from hausbox.core.errors import BadRequest, NotFound, ServiceUnavailable
 from hausbox.core.settings import SettingsStore
-from hausbox.devices.manager import Device, DeviceManager, Order
+from hausbox.devices.device import Device, Order
+from hausbox.devices.manager import DeviceManager
 from hausbox.integrations.api import Integration, IntegrationContext
 
 log = logging.getLogger("hausbox.integration-registry")

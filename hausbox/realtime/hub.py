@@ -26,8 +26,8 @@ from gevent.queue import Queue
 from hausbox import __version__
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.errors import Unauthorized
-from hausbox.core.jsonenc import dumps_text
 from hausbox.core.events import PUBLIC_EVENTS
+from hausbox.core.jsonenc import dumps_text
 
 if TYPE_CHECKING:
     from hausbox.auth.principal import Principal

@@ -26,7 +26,12 @@ from astral.sun import elevation, noon, sunrise, sunset
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import Clock, Timer, local_instant
 from hausbox.core.settings import SettingsStore
-from hausbox.system.location import SUNRISE_OFFSET, SUNSET_OFFSET, home_location, offset_minutes
+from hausbox.system.location import (
+    SUNRISE_OFFSET,
+    SUNSET_OFFSET,
+    home_location,
+    offset_minutes,
+)
 
 log = logging.getLogger("hausbox.sunlight")
 

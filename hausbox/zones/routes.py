@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from hausbox.api.routing import Call, Route
-from hausbox.core.jsonenc import RawJson
 from hausbox.api.schema import INTEGER, STRING, array, nullable, obj, text
+from hausbox.core.jsonenc import RawJson
 from hausbox.zones.tree import DESCRIPTION_MAX, NAME_MAX
 
 

@@ -1,6 +1,15 @@
 import pytest
 
-from hausbox.api.schema import BOOLEAN, STRING, BodyValidator, array, nullable, obj, one_of, text
+from hausbox.api.schema import (
+    BOOLEAN,
+    STRING,
+    BodyValidator,
+    array,
+    nullable,
+    obj,
+    one_of,
+    text,
+)
 from hausbox.core.errors import BadRequest
 
 USER = BodyValidator(

@@ -1,6 +1,5 @@
 """Login, refresh-token rotation (with reuse detection) and logout."""
 
-import pytest
 
 from tests.harness import PASSWORD
 

@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from hausbox.core.errors import BadRequest, NotFound
 from hausbox.core.clock import iso_utc
+from hausbox.core.errors import BadRequest, NotFound
 from tests.modes.rig import ROOT, paris_ms
 
 EVERY_DAY = [0, 1, 2, 3, 4, 5, 6]

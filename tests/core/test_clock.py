@@ -7,7 +7,13 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from hausbox.core.clock import ManualClock, local_instant, next_local_time, parse_hhmm, weekday
+from hausbox.core.clock import (
+    ManualClock,
+    local_instant,
+    next_local_time,
+    parse_hhmm,
+    weekday,
+)
 
 PARIS = ZoneInfo("Europe/Paris")
 EVERY_DAY = range(7)

@@ -12,8 +12,14 @@ import pytest
 
 from hausbox.core import logs
 from hausbox.core.clock import now_ms, parse_iso
-from hausbox.core.logs import RING_CAPACITY, REDACTED, Redactor, RingBuffer, level_name, setup_logging
-
+from hausbox.core.logs import (
+    REDACTED,
+    RING_CAPACITY,
+    Redactor,
+    RingBuffer,
+    level_name,
+    setup_logging,
+)
 
 # ---- redaction -----------------------------------------------------------------------------------
 

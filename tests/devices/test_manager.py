@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hausbox.devices.discovery import DataSpec, OrderSpec
-from hausbox.devices.manager import stable_id
+from hausbox.devices.device import stable_id
+from hausbox.devices.discovery import DataSpec
 from tests.inprocess import FAKE_ID, build_engine, light_specs
 
 

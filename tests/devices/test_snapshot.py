@@ -20,8 +20,8 @@ import pytest
 from hausbox.core.database import migrate
 from hausbox.devices import manager as manager_module
 from hausbox.devices import snapshot
+from hausbox.devices.device import stable_id
 from hausbox.devices.discovery import DataSpec
-from hausbox.devices.manager import stable_id
 from tests.inprocess import FAKE_ID, build_engine
 
 REPO = Path(__file__).resolve().parents[2]

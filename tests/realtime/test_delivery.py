@@ -8,7 +8,12 @@ import time
 import pytest
 
 from tests.harness import PASSWORD
-from tests.realtime.wsclient import Collector, expect_welcome, settings_events_with, subscribe
+from tests.realtime.wsclient import (
+    Collector,
+    expect_welcome,
+    settings_events_with,
+    subscribe,
+)
 
 _unique = itertools.count()
 

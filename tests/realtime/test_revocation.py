@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import time
 
-from tests.realtime.wsclient import Collector, expect_welcome, read_frame, settings_events_with
+from tests.realtime.wsclient import (
+    Collector,
+    expect_welcome,
+    read_frame,
+    settings_events_with,
+)
 
 REVOKE_DEADLINE_S = 6.5  # revalidation runs every 5 s even when no auth.revoked is emitted
 

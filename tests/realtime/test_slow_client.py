@@ -13,7 +13,15 @@ import statistics
 import time
 
 from tests.harness import Home
-from tests.realtime.wsclient import Collector, Frame, connect, events_in, expect_welcome, read_frame, subscribe
+from tests.realtime.wsclient import (
+    Collector,
+    Frame,
+    connect,
+    events_in,
+    expect_welcome,
+    read_frame,
+    subscribe,
+)
 
 BACKLOG_BYTES = 256 * 1024
 PUTS = 100

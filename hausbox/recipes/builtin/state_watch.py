@@ -20,7 +20,12 @@ from typing import Any
 from hausbox.core.clock import iso_utc, parse_iso
 from hausbox.recipes.api import InvalidParams, Recipe, Runner, Slot
 from hausbox.recipes.context import RecipeContext, ValidationContext
-from hausbox.recipes.helpers import as_text, format_duration, next_boundary, parse_duration
+from hausbox.recipes.helpers import (
+    as_text,
+    format_duration,
+    next_boundary,
+    parse_duration,
+)
 
 
 class StateWatchRunner(Runner):

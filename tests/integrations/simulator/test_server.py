@@ -3,7 +3,6 @@ it gives a home whose devices report and whose lights, plugs and shutters answer
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 

@@ -8,8 +8,17 @@ import pytest
 
 from hausbox.devices.discovery import DATA_TYPES, DiscoveredDevice
 from hausbox.devices.values import coerce
-from hausbox.integrations.builtin.zigbee2mqtt.bridge import discovered_device, power_source, present_names, skip_reason
-from hausbox.integrations.builtin.zigbee2mqtt.exposes import leaves, parse_exposes, value_type
+from hausbox.integrations.builtin.zigbee2mqtt.bridge import (
+    discovered_device,
+    power_source,
+    present_names,
+    skip_reason,
+)
+from hausbox.integrations.builtin.zigbee2mqtt.exposes import (
+    leaves,
+    parse_exposes,
+    value_type,
+)
 from tests.integrations.zigbee2mqtt import fixtures
 
 ALL_NAMES = [e["friendly_name"] for e in fixtures.bridge_devices()]

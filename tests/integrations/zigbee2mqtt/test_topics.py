@@ -6,8 +6,16 @@ import json
 
 import pytest
 
-from hausbox.integrations.builtin.zigbee2mqtt.connection import describe_error, parse_broker_url
-from hausbox.integrations.builtin.zigbee2mqtt.topics import Router, availability, is_command, json_object
+from hausbox.integrations.builtin.zigbee2mqtt.connection import (
+    describe_error,
+    parse_broker_url,
+)
+from hausbox.integrations.builtin.zigbee2mqtt.topics import (
+    Router,
+    availability,
+    is_command,
+    json_object,
+)
 from tests.integrations.zigbee2mqtt import fixtures
 
 KNOWN = frozenset(fixtures.kept_names())

@@ -7,6 +7,9 @@
 - ``plugin``: the integration object the registry drives, through the plugin API only.
 """
 
-from hausbox.integrations.builtin.zigbee2mqtt.plugin import Zigbee2MqttIntegration, create
+from hausbox.integrations.builtin.zigbee2mqtt.plugin import (
+    Zigbee2MqttIntegration,
+    create,
+)
 
 __all__ = ["Zigbee2MqttIntegration", "create"]

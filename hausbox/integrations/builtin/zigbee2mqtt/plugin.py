@@ -20,9 +20,23 @@ from datetime import datetime, timezone
 from typing import Any
 
 from hausbox.integrations.api import API_VERSION, IntegrationContext, SettingDef
-from hausbox.integrations.builtin.zigbee2mqtt.bridge import SOURCE, discovered_device, friendly_name, is_coordinator, present_names, skip_reason
-from hausbox.integrations.builtin.zigbee2mqtt.connection import MqttConnection, parse_broker_url
-from hausbox.integrations.builtin.zigbee2mqtt.topics import Router, availability, json_object
+from hausbox.integrations.builtin.zigbee2mqtt.bridge import (
+    SOURCE,
+    discovered_device,
+    friendly_name,
+    is_coordinator,
+    present_names,
+    skip_reason,
+)
+from hausbox.integrations.builtin.zigbee2mqtt.connection import (
+    MqttConnection,
+    parse_broker_url,
+)
+from hausbox.integrations.builtin.zigbee2mqtt.topics import (
+    Router,
+    availability,
+    json_object,
+)
 
 DEFAULT_BASE_TOPIC = "zigbee2mqtt"
 MAX_PENDING_AVAILABILITY = 10_000

@@ -29,8 +29,7 @@ class EquipmentListing:
             return self.submeters_json()
         if equipment_type and equipment_type not in EQUIPMENT_TYPES:
             return []
-        chosen = [e for e in self._equipments.all() if not equipment_type or e.type == equipment_type]
-        return RawJson.array([self._equipments.json_bytes(e) for e in chosen])
+        return RawJson(self._equipments.list_bytes(equipment_type or None))
 
     def _group(self, equipment: Equipment) -> int | None:
         """0 clamp meters, 1 measuring relays, 2 other measured loads; None: not a submeter.

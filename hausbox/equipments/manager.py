@@ -16,8 +16,9 @@ from pony import orm
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.errors import BadRequest, Conflict, NotFound
-from hausbox.core.jsonenc import dumps
+from hausbox.core.jsonenc import dumps, join_array
 from hausbox.devices.categories import RETRIGGER_CATEGORIES
+from hausbox.devices.device import Device
 from hausbox.devices.manager import DeviceManager
 from hausbox.equipments.suggest import suggest
 from hausbox.equipments.types import (
@@ -74,6 +75,8 @@ class EquipmentManager:
         self._zones = zones
         self._equipments: dict[str, Equipment] = {}
         self._by_zone: dict[str, dict[str, Equipment]] = {}  # zone id -> its equipments, by id
+        self.changes = 0  # of any equipment: the encoded list is rebuilt when it (or a device) moves
+        self._list_cache: tuple[tuple[int, int, str | None], bytes] | None = None
         self._by_datum: dict[str, list[tuple[Equipment, DataBinding]]] = {}
         # Extra fields a feature adds to a data binding's JSON (e.g. freshnessBudgetMs on power).
         self.binding_decorators: list[Callable[[Equipment, DataBinding, Any, dict[str, Any]], None]] = []
@@ -130,7 +133,7 @@ class EquipmentManager:
                 if datum is None or datum.category not in RETRIGGER_CATEGORIES:
                     continue
             equipment.data[alias] = value
-            equipment.version += 1
+            self._changed(equipment)
             changed = {"equipmentId": equipment.id, "alias": alias, "value": value, "previous": previous}
             if "sourceTimestamp" in event:
                 changed["sourceTimestamp"] = event["sourceTimestamp"]
@@ -139,7 +142,7 @@ class EquipmentManager:
     def _on_equipment_updated(self, event: Event) -> None:
         equipment = self._equipments.get(event["equipment"]["id"])
         if equipment is not None:
-            equipment.version += 1
+            self._changed(equipment)
 
     def _on_device_keys_removed(self, data_ids: set[str], order_ids: set[str]) -> None:
         for equipment in self._equipments.values():
@@ -224,6 +227,19 @@ class EquipmentManager:
                     body[name] = value
         return body
 
+    def _changed(self, equipment: Equipment) -> None:
+        equipment.version += 1
+        self.changes += 1
+
+    def list_bytes(self, equipment_type: str | None = None) -> bytes:
+        """``GET /equipments`` (optionally of one type), encoded; rebuilt only after a change."""
+        key = (self.changes, Device.changes, equipment_type)
+        cached = self._list_cache
+        if cached is None or cached[0] != key:
+            chosen = [e for e in self.all() if not equipment_type or e.type == equipment_type]
+            cached = self._list_cache = (key, join_array([self.json_bytes(e) for e in chosen]))
+        return cached[1]
+
     def json_bytes(self, equipment: Equipment) -> bytes:
         """The encoded JSON, rebuilt only when the equipment or a device it is bound to changed."""
         key = (equipment.version, self._device_versions(equipment))
@@ -293,6 +309,7 @@ class EquipmentManager:
             for binding in order_bindings:
                 self._db.OrderBinding(id=binding.id, equipment_id=equipment.id, device_order_id=binding.device_order_id, alias=binding.alias)
         self._equipments[equipment.id] = equipment
+        self.changes += 1
         self._place(equipment)
         for binding in data_bindings:
             self._attach_data(equipment, binding)
@@ -352,6 +369,7 @@ class EquipmentManager:
         for binding in list(equipment.data_bindings.values()):
             self._detach_data(equipment, binding)
         del self._equipments[equipment_id]
+        self.changes += 1
         self._by_zone.get(equipment.zone_id, {}).pop(equipment_id, None)
         self._bus.emit("equipment.removed", equipmentId=equipment_id, equipmentName=equipment.name, zoneId=equipment.zone_id)
 

@@ -111,3 +111,21 @@ def test_the_cached_list_json_follows_every_change(engine):
     engine.devices.update(lamp.id, name="Renamed device")
     assert {b["deviceName"] for b in listed()["dataBindings"]} == {"Renamed device"}
     assert listed() == json.loads(json.dumps(engine.equipments.to_json(equipment)))
+
+
+def test_the_encoded_list_follows_changes_and_filters(engine):
+    import json
+
+    engine, fake, _ = engine
+    data, orders = light_specs()
+    lamp = fake.discover("lamp", data, orders)
+    root = engine.zones.root().id
+    light = engine.equipments.create("Lamp", "light_dimmable", root, device_ids=[lamp.id])
+    assert [e["name"] for e in json.loads(engine.equipments.list_bytes())] == ["Lamp"]
+    engine.equipments.create("Fan", "switch", root)
+    assert [e["name"] for e in json.loads(engine.equipments.list_bytes())] == ["Fan", "Lamp"]
+    assert [e["name"] for e in json.loads(engine.equipments.list_bytes("switch"))] == ["Fan"]
+    fake.report("lamp", {"state": "ON"})
+    assert json.loads(engine.equipments.list_bytes())[1]["data"]["state"] == "ON"
+    engine.equipments.delete(light["id"])
+    assert [e["name"] for e in json.loads(engine.equipments.list_bytes())] == ["Fan"]

@@ -171,6 +171,10 @@ class Helpers:
         """A timer persisted in ``state[key]`` (see :class:`Deadline`)."""
         return Deadline(self._run_ctx(), key, fn)
 
+    def presence(self, zone_id: str, timeout_ms: int, on_change: Any) -> "Presence":
+        """Presence in a zone: motion, held ``timeout_ms`` after it ends (see :class:`Presence`)."""
+        return Presence(self._run_ctx(), zone_id, timeout_ms, on_change)
+
     def switch(self, equipment_ids: Iterable[str], on: bool) -> int:
         """Send on or off to every equipment's ``state`` order; returns how many were sent."""
         ctx = self._run_ctx()
@@ -247,3 +251,37 @@ class Deadline:
         self.expires_ms = None
         self._ctx.state.delete(self.key)
         self._fn()
+
+
+class Presence:
+    """Someone is in the zone while it reports motion, and for ``timeout_ms`` after motion ends.
+
+    The hold after motion is a :class:`Deadline` in ``state["presenceExpiresAt"]``, so it survives
+    a restart. ``on_change`` is called whenever presence may have changed.
+    """
+
+    def __init__(self, ctx: "RecipeContext", zone_id: str, timeout_ms: int, on_change: Any):
+        self.zone_id = zone_id
+        self.timeout_ms = timeout_ms
+        self._on_change = on_change
+        self._hold = Deadline(ctx, "presenceExpiresAt", on_change)
+        self.motion = bool((ctx.aggregator.data(zone_id) or {}).get("motion"))
+        ctx.on("zone.data.changed", self._on_zone)
+        self._hold.restore()
+
+    @property
+    def present(self) -> bool:
+        return self.motion or self._hold.armed
+
+    def _on_zone(self, event: dict[str, Any]) -> None:
+        if event.get("zoneId") != self.zone_id:
+            return
+        motion = bool((event.get("aggregatedData") or {}).get("motion"))
+        if motion == self.motion:
+            return
+        self.motion = motion
+        if motion:
+            self._hold.cancel()
+        else:
+            self._hold.arm_in(self.timeout_ms)
+        self._on_change()

@@ -26,17 +26,14 @@ class HeaterRunner(Runner):
         self.heaters: list[str] = list(params["heaters"])
         self.timeout_ms = parse_duration(params["timeout"])
         self.night = (params["nightStart"], params["nightEnd"]) if params.get("nightStart") and params.get("nightEnd") else None
-        self.presence = ctx.helpers.deadline("presenceExpiresAt", self.evaluate)
-        self.motion = bool((ctx.aggregator.data(self.zone_id) or {}).get("motion"))
-        ctx.on("zone.data.changed", self._on_zone)
-        self.presence.restore()
+        self.presence = ctx.helpers.presence(self.zone_id, self.timeout_ms, self.evaluate)
         ctx.call_later(CHECK_EVERY_S, self._tick)
         self.evaluate()
 
     def mode_now(self) -> str:
         if self.night and in_window(self.ctx.clock.local_now(), *self.night):
             return "eco"
-        return "comfort" if self.motion or self.presence.armed else "eco"
+        return "comfort" if self.presence.present else "eco"
 
     def evaluate(self) -> None:
         mode = self.mode_now()
@@ -49,19 +46,6 @@ class HeaterRunner(Runner):
 
     def _tick(self) -> None:
         self.ctx.call_later(CHECK_EVERY_S, self._tick)
-        self.evaluate()
-
-    def _on_zone(self, event: dict[str, Any]) -> None:
-        if event.get("zoneId") != self.zone_id:
-            return
-        motion = bool((event.get("aggregatedData") or {}).get("motion"))
-        if motion == self.motion:
-            return
-        self.motion = motion
-        if motion:
-            self.presence.cancel()
-        else:
-            self.presence.arm_in(self.timeout_ms)
         self.evaluate()
 
 

@@ -42,11 +42,8 @@ class ThermostatRunner(Runner):
         self.thermostat: str = params["thermostat"]
         self.timeout_ms = parse_duration(params["timeout"])
         self.buttons = set(params.get("cocoonButtons") or ())
-        self.presence = ctx.helpers.deadline("presenceExpiresAt", self.evaluate)
-        self.motion = bool((ctx.aggregator.data(self.zone_id) or {}).get("motion"))
-        ctx.on("zone.data.changed", self._on_zone)
+        self.presence = ctx.helpers.presence(self.zone_id, self.timeout_ms, self.evaluate)
         ctx.on("equipment.data.changed", self._on_equipment)
-        self.presence.restore()
         self._tick_timer = ctx.call_later(CHECK_EVERY_S, self._tick)
         self.evaluate(force=ctx.state.get("currentMode") is None)
 
@@ -63,7 +60,7 @@ class ThermostatRunner(Runner):
             return "cocoon"
         if p.get("nightStart") and p.get("nightEnd") and p.get("nightTemp") is not None and in_window(now, p["nightStart"], p["nightEnd"]):
             return "night"
-        if self.motion or self.presence.armed:
+        if self.presence.present:
             return "comfort"
         prefix = "weekend" if now.weekday() in WEEKEND else "weekday"
         start, end = p.get(f"{prefix}PreheatStart"), p.get(f"{prefix}PreheatEnd")
@@ -87,19 +84,6 @@ class ThermostatRunner(Runner):
     # ---- events ---------------------------------------------------------------------------------------
     def _tick(self) -> None:
         self._tick_timer = self.ctx.call_later(CHECK_EVERY_S, self._tick)
-        self.evaluate()
-
-    def _on_zone(self, event: dict[str, Any]) -> None:
-        if event.get("zoneId") != self.zone_id:
-            return
-        motion = bool((event.get("aggregatedData") or {}).get("motion"))
-        if motion == self.motion:
-            return
-        self.motion = motion
-        if motion:
-            self.presence.cancel()
-        else:
-            self.presence.arm_in(self.timeout_ms)
         self.evaluate()
 
     def _on_equipment(self, event: dict[str, Any]) -> None:

@@ -26,10 +26,6 @@ class RawJson:
     def __init__(self, data: bytes):
         self.data = data
 
-    @classmethod
-    def array(cls, parts: list[bytes]) -> "RawJson":
-        return cls(join_array(parts))
-
 
 def join_array(parts: list[bytes]) -> bytes:
     """A JSON array from encoded elements."""

@@ -373,6 +373,10 @@ class EquipmentManager:
         self._by_zone.get(equipment.zone_id, {}).pop(equipment_id, None)
         self._bus.emit("equipment.removed", equipmentId=equipment_id, equipmentName=equipment.name, zoneId=equipment.zone_id)
 
+    def _announce_bindings(self, equipment: Equipment) -> None:
+        """A binding came or went: the equipment stays in its zone, its JSON changed."""
+        self._bus.emit("equipment.updated", equipment=self.to_json(equipment), previousZoneId=equipment.zone_id)
+
     def add_data_binding(self, equipment_id: str, device_data_id: str, alias: str) -> dict[str, Any]:
         equipment = self.require(equipment_id)
         if self._devices.datum(device_data_id) is None:
@@ -384,7 +388,7 @@ class EquipmentManager:
         with orm.db_session:
             self._db.DataBinding(id=binding.id, equipment_id=equipment_id, device_data_id=device_data_id, alias=alias)
         self._attach_data(equipment, binding)
-        self._bus.emit("equipment.updated", equipment=self.to_json(equipment), previousZoneId=equipment.zone_id)
+        self._announce_bindings(equipment)
         return self.data_binding_json(equipment, binding)
 
     def remove_data_binding(self, equipment_id: str, binding_id: str) -> None:
@@ -395,7 +399,7 @@ class EquipmentManager:
         with orm.db_session:
             self._db.DataBinding[binding_id].delete()
         self._detach_data(equipment, binding)
-        self._bus.emit("equipment.updated", equipment=self.to_json(equipment), previousZoneId=equipment.zone_id)
+        self._announce_bindings(equipment)
 
     def add_order_binding(self, equipment_id: str, device_order_id: str, alias: str) -> dict[str, Any]:
         equipment = self.require(equipment_id)
@@ -408,7 +412,7 @@ class EquipmentManager:
         with orm.db_session:
             self._db.OrderBinding(id=binding.id, equipment_id=equipment_id, device_order_id=device_order_id, alias=alias)
         equipment.order_bindings[alias] = binding
-        self._bus.emit("equipment.updated", equipment=self.to_json(equipment), previousZoneId=equipment.zone_id)
+        self._announce_bindings(equipment)
         return self.order_binding_json(equipment, binding)
 
     def remove_order_binding(self, equipment_id: str, binding_id: str) -> None:
@@ -419,4 +423,4 @@ class EquipmentManager:
         with orm.db_session:
             self._db.OrderBinding[binding_id].delete()
         del equipment.order_bindings[alias]
-        self._bus.emit("equipment.updated", equipment=self.to_json(equipment), previousZoneId=equipment.zone_id)
+        self._announce_bindings(equipment)

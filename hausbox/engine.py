@@ -26,6 +26,7 @@ from hausbox.core.bus import EventBus
 from hausbox.core.clock import Clock
 from hausbox.core.logs import setup_logging
 from hausbox.core.settings import SettingsStore
+from hausbox.core.workers import Worker, Workers
 from hausbox.dashboard import models as dashboard_models
 from hausbox.dashboard.widgets import DashboardWidgets
 from hausbox.devices import models as device_models
@@ -83,6 +84,10 @@ class Engine:
         config.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_ring, self.redactor = setup_logging(config.data_dir / "logs", config.log_level)
         self.bus = EventBus()
+        # Workers: the subscribers that may wait (orders, database, HTTP), each on its own queue.
+        self.workers = Workers(self.bus)
+        if config.shadow_mode:
+            self.workers.gate.close("shadow mode")
         self.log_ring.add_listener(lambda entry: self.bus.emit("log.entry", **entry))
         self.secrets = secrets.load_or_create(config.data_dir)
         self.redactor.add_secret(self.secrets.jwt_signing_key)
@@ -96,12 +101,13 @@ class Engine:
         # The hub subscribes first, so it observes every event of the pipeline in emission order.
         self.hub = WebSocketHub(self.bus, self.auth, max_backlog_bytes=config.ws_backlog_bytes)
         self.alarms = Alarms(self.bus)
+        self.workers.overflow_listeners.append(self._worker_overflow)
         self.health = Health()
 
         # topology and the reactive pipeline: integration -> devices -> equipments -> zones
         self.zones = ZoneTree(self.db, self.bus)
         self.devices = DeviceManager(self.db, self.bus, zone_exists=self.zones.exists, state_path=config.data_dir / device_snapshot.FILE_NAME)
-        self.battery = BatteryMonitor(self.db, self.bus, self.devices, self.alarms)
+        self.battery = BatteryMonitor(self.db, self.workers.create("battery"), self.devices, self.alarms)
         self.integrations = IntegrationRegistry(self.bus, self.settings, self.devices, config.data_dir)
         self.integrations.load_builtins()
         self.health.add_contributor(self.integrations.health)
@@ -110,8 +116,8 @@ class Engine:
         self.freshness = FreshnessBudget(self.bus, self.devices, self.integrations.get)
         self.equipments.binding_decorators.append(self.freshness.decorate_binding)
         self.equipments.update_validators.append(timed_command.validate_update)
-        self.confirmation = DeliveryConfirmation(self.bus, self.equipments, self.devices, self.orders, self.alarms, wait_s=config.order_confirm_s)
-        self.timed_actions = TimedActions(self.db, self.bus, self.clock, self.equipments, self.orders, self.integrations, self.alarms)
+        self.confirmation = DeliveryConfirmation(self.bus, self.workers.create("confirmation"), self.equipments, self.devices, self.orders, self.alarms, wait_s=config.order_confirm_s)
+        self.timed_actions = TimedActions(self.db, self.bus, self.workers.create("timed-actions"), self.clock, self.equipments, self.orders, self.integrations, self.alarms)
         self.vmc = VmcSpeed(self.equipments, self.orders)
         self.camera = CameraProxy(self.equipments)
         self.equipments_view = EquipmentListing(self.equipments, self.equipments.is_online, budget_ms=self.freshness.budget_ms)
@@ -122,18 +128,25 @@ class Engine:
         # the recipe service is looked up when needed (recipe actions name its instances)
         self.action_refs = References(self.equipments, self.zones, recipes=lambda: getattr(self, "recipes", None))
         self.modes = ModeService(self.db, self.bus, self.clock, self.zones, self.orders, self.action_refs)
-        self.calendar = CalendarService(self.db, self.bus, self.clock, self.settings, self.modes)
-        self.button_actions = ButtonActions(self.db, self.bus, self.clock, self.equipments, self.modes, self.orders, self.zone_orders, self.action_refs)
+        self.calendar = CalendarService(self.db, self.bus, self.workers.create("calendar"), self.clock, self.settings, self.modes)
+        self.button_actions = ButtonActions(self.db, self.bus, self.workers.create("buttons"), self.clock, self.equipments, self.modes, self.orders, self.zone_orders, self.action_refs)
         # side features: the activity feed (a bus subscriber), dashboard widgets, saved charts
-        self.activity = ActivityFeed(self.db, self.bus, self.clock, self.zones, self.equipments, sunlight=lambda: self.aggregator.root_extras())
+        self.activity = ActivityFeed(self.db, self.bus, self.workers.create("activity"), self.clock, self.zones, self.equipments, sunlight=lambda: self.aggregator.root_extras())
         self.dashboard = DashboardWidgets(self.db, self.bus, self.clock, self.zones, self.equipments)
         self.charts = Charts(self.db, self.clock)
         # recipes: automation instances driven by the pipeline's events (started on system.started)
-        self.recipes = RecipeManager(self.db, self.bus, self.clock, self.equipments, self.zones, self.aggregator, self.orders)
-        self.recipes.hold_off = lambda: config.shadow_mode  # shadow mode: no outbound automation
+        self.recipes = RecipeManager(self.db, self.bus, self.workers.create("recipes"), self.clock, self.equipments, self.zones, self.aggregator, self.orders)
         self.activity.recipe_info = self.recipes.info
 
+    def _worker_overflow(self, worker: Worker, overflowing: bool) -> None:
+        alarm_id = f"worker-overflow:{worker.name}"
+        if overflowing:
+            self.alarms.raise_alarm(alarm_id, "error", "engine", f"The {worker.name} worker fell behind: {worker.dropped} job(s) dropped so far")
+        else:
+            self.alarms.resolve(alarm_id, f"The {worker.name} worker caught up ({worker.dropped} job(s) dropped in all)")
+
     def start(self) -> None:
+        self.workers.start()
         self.hub.start()
         self.devices.start()
         self.battery.start()
@@ -145,14 +158,15 @@ class Engine:
 
     def stop(self) -> None:
         log.info("stopping")
+        self.workers.drain()  # what was queued before the stop still runs, orders included
         self.recipes.stop_all()  # before the integrations: a runner may still send from stop()
         self.calendar.stop()
-        self.button_actions.stop()
         self.sunlight.stop()
         self.timed_actions.stop()  # first: a revert due while stopping is kept for the next start
         self.integrations.stop_all()
         self.confirmation.stop()
         self.battery.stop()
+        self.workers.stop()
         self.devices.stop()  # writes the values not yet persisted
         self.activity.stop()  # writes the items not yet stored
         self.hub.stop()

@@ -12,8 +12,8 @@ def make_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
     """Start servers on fresh data directories (or a given one); all stopped at teardown."""
     started: list[Server] = []
 
-    def make(data_dir=None, env: dict[str, str] | None = None, start: bool = True) -> Server:
-        server = Server(data_dir or tmp_path_factory.mktemp("data") / "hausbox", env)
+    def make(data_dir=None, env: dict[str, str] | None = None, start: bool = True, module: str = "hausbox") -> Server:
+        server = Server(data_dir or tmp_path_factory.mktemp("data") / "hausbox", env, module)
         started.append(server)
         return server.start() if start else server
 

@@ -62,10 +62,14 @@ class Api:
 
 
 class Server:
-    """``python -m hausbox serve`` in a subprocess with its own data directory and port."""
+    """``python -m hausbox serve`` in a subprocess with its own data directory and port.
 
-    def __init__(self, data_dir: Path, env: dict[str, str] | None = None):
+    ``module`` runs another entry point instead (a test's wrapper around the real server).
+    """
+
+    def __init__(self, data_dir: Path, env: dict[str, str] | None = None, module: str = "hausbox"):
         self.data_dir = data_dir
+        self.module = module
         self.port = free_port()
         self.extra_env = env or {}
         self.process: subprocess.Popen | None = None
@@ -93,7 +97,7 @@ class Server:
             **self.extra_env,
         }
         log = open(self.log_path, "ab")
-        self.process = subprocess.Popen([sys.executable, "-m", "hausbox", "serve"], cwd=ROOT, env=env, stdout=log, stderr=log)
+        self.process = subprocess.Popen([sys.executable, "-m", self.module, "serve"], cwd=ROOT, env=env, stdout=log, stderr=log)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -7,9 +7,12 @@ engine's greenlets run.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+import gevent
 
 from hausbox.config import Config
+from hausbox.core.clock import ManualClock
 from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
 from hausbox.engine import Engine
 from hausbox.integrations.api import IntegrationContext, SettingDef
@@ -28,6 +31,7 @@ class FakeIntegration:
         self.fail_next = 0
         self.echo = True
         self.connected = True
+        self.settle: Callable[[], None] = lambda: None  # set by build_engine
 
     def settings_schema(self) -> list[SettingDef]:
         return [SettingDef("token", "Token", "password")]
@@ -55,17 +59,37 @@ class FakeIntegration:
     # helpers for tests
     def discover(self, source_id: str, data: list[DataSpec], orders: list[OrderSpec] | None = None, **fields: Any):
         found = DiscoveredDevice(source_device_id=source_id, data=data, orders=orders or [], **fields)
-        return self.context.devices.upsert_from_discovery(FAKE_ID, "fake", found)
+        device = self.context.devices.upsert_from_discovery(FAKE_ID, "fake", found)
+        self.settle()
+        return device
 
     def report(self, source_id: str, payload: dict[str, Any]) -> None:
+        """The device reports ``payload``; returns once the workers have handled what it caused."""
         self.context.devices.update_data(FAKE_ID, source_id, payload)
+        self.settle()
 
 
 def build_engine(data_dir: Path, clock: Any = None, **config: Any) -> tuple[Engine, FakeIntegration]:
     """An engine on ``data_dir`` (a ``ManualClock`` may drive its time) with the fake integration."""
     engine = Engine(Config(data_dir=data_dir, log_level="warn", mdns=False, bcrypt_rounds=4, **config), clock=clock)
     fake = engine.integrations.register({"id": FAKE_ID, "name": "Fake", "version": "1.0.0"}, FakeIntegration)
+    engine.workers.start()
+    fake.settle = lambda: settle(engine)
+    if isinstance(clock, ManualClock):
+        clock.after_fire = fake.settle
     return engine, fake
+
+
+def start(engine: Engine) -> None:
+    """Start the engine and let the workers handle ``system.started``."""
+    engine.start()
+    settle(engine)
+
+
+def settle(engine: Engine) -> None:
+    """Let every worker run what the test caused (the bus hands their events over asynchronously)."""
+    gevent.sleep(0)
+    assert engine.workers.drain(5), "a worker did not drain within 5 s"
 
 
 def light_specs() -> tuple[list[DataSpec], list[OrderSpec]]:

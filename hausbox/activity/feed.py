@@ -6,7 +6,8 @@ the params; ``source`` (who caused it) is on order items only. Zone-less items (
 alarms) have ``zoneId`` null and show in every zone's feed.
 
 Items live in memory (newest last) and are written to the database in small batches a moment after
-they happen, and on stop. The feed keeps 7 days and at most 2000 items: older or extra items are
+they happen (by the activity worker, never on the message path), and on stop. Items are recorded
+inline as events come, because motion items compare with the zone's live state at that moment. The feed keeps 7 days and at most 2000 items: older or extra items are
 pruned as new ones come in, and never returned.
 
 Motion is recorded per zone, from the zone's own motion sensors (not its sub-zones): one item when
@@ -26,6 +27,7 @@ from pony import orm
 
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import Clock, Timer
+from hausbox.core.workers import Worker
 from hausbox.equipments.manager import EquipmentManager
 from hausbox.zones.tree import ZoneTree
 
@@ -48,6 +50,7 @@ class ActivityFeed:
         self,
         db: orm.Database,
         bus: EventBus,
+        worker: Worker,
         clock: Clock,
         zones: ZoneTree,
         equipments: EquipmentManager,
@@ -55,6 +58,7 @@ class ActivityFeed:
     ):
         self._db = db
         self._bus = bus
+        self._worker = worker
         self._clock = clock
         self._zones = zones
         self._equipments = equipments
@@ -148,7 +152,7 @@ class ActivityFeed:
         if self._stopped:
             self.flush()  # late news while the engine stops: no timer left to write it
         elif self._flush_timer is None:
-            self._flush_timer = self._clock.call_later(FLUSH_DELAY_S, self.flush)
+            self._flush_timer = self._clock.call_later(FLUSH_DELAY_S, lambda: self._worker.submit(self.flush))
         self._bus.emit("activity.added", item=item)
         return item
 

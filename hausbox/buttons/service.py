@@ -15,8 +15,8 @@ Effects and their config (checked when written: what they name must exist):
 - ``recipe_toggle`` {instanceId, enabled}
 - ``zone_order`` {zoneId, orderKey, value?}: a zone order over the zone and its descendants
 
-A press is handled in its own greenlet: the pipeline that delivered it (an MQTT message) never
-waits for the orders it causes. A failing effect is logged and the others still run.
+Presses are handled in order by the buttons worker: the pipeline that delivered them (an MQTT
+message) never waits for the orders they cause. A failing effect is logged and the others still run.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from gevent.pool import Group
 from pony import orm
 
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import Clock, iso_utc
 from hausbox.core.errors import BadRequest, NotFound
+from hausbox.core.workers import Worker
 from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.orders import OrderService
 from hausbox.modes.references import References, field
@@ -91,11 +91,11 @@ def _order(binding: Binding) -> tuple[int, str]:
 
 class ButtonActions:
     def __init__(
-        self, db: orm.Database, bus: EventBus, clock: Clock, equipments: EquipmentManager, modes: ModeService,
+        self, db: orm.Database, bus: EventBus, worker: Worker, clock: Clock, equipments: EquipmentManager, modes: ModeService,
         orders: OrderService, zone_orders: ZoneOrders, references: References,
     ):  # fmt: skip
         self._db = db
-        self._bus = bus
+        self._worker = worker
         self._clock = clock
         self._equipments = equipments
         self._modes = modes
@@ -104,11 +104,10 @@ class ButtonActions:
         self._refs = references
         self._bindings: dict[str, Binding] = {}
         self._by_equipment: dict[str, list[Binding]] = {}
-        self._presses = Group()
         self._last_created = 0  # creation stamps are strictly increasing: they order the bindings
         self._load()
-        bus.on("equipment.data.changed", self._on_data_changed)
-        bus.on("equipment.removed", self._on_equipment_removed)
+        worker.on("equipment.data.changed", self._on_press, accept=self._is_press, outbound=True)
+        bus.on("equipment.removed", self._on_equipment_removed)  # a cascade of a user's deletion: in memory, at once
 
     def _load(self) -> None:
         with orm.db_session:
@@ -225,16 +224,17 @@ class ButtonActions:
         return mode_id
 
     # ---- presses -----------------------------------------------------------------------------
-    def _on_data_changed(self, event: Event) -> None:
-        if event.get("alias") != ACTION_ALIAS:
-            return
+    def _is_press(self, event: Event) -> bool:
+        return event.get("alias") == ACTION_ALIAS and event.get("equipmentId") in self._by_equipment
+
+    def _on_press(self, event: Event) -> None:
         bindings = self._by_equipment.get(event.get("equipmentId"))
         if not bindings:
             return
         pressed = pressed_text(event.get("value"))
         matching = [b for b in bindings if b.action_value == pressed] if pressed is not None else []
         if matching:
-            self._presses.spawn(self._run, event["equipmentId"], pressed, matching)
+            self._run(event["equipmentId"], pressed, matching)
 
     def _run(self, equipment_id: str, pressed: str, bindings: list[Binding]) -> None:
         equipment = self._equipments.get(equipment_id)
@@ -276,11 +276,8 @@ class ButtonActions:
         return {"kind": "button", "equipmentId": button.id, "equipmentName": button.name, "bindingId": binding.id, "actionValue": binding.action_value}
 
     def join(self, timeout: float | None = None) -> None:
-        """Wait for the presses being handled (tests, shutdown)."""
-        self._presses.join(timeout=timeout)
-
-    def stop(self) -> None:
-        self._presses.kill(block=False)
+        """Wait for the presses being handled (tests)."""
+        self._worker.drain(timeout)
 
     # ---- bus ---------------------------------------------------------------------------------
     def _on_equipment_removed(self, event: Event) -> None:

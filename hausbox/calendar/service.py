@@ -27,6 +27,7 @@ from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import Clock, Timer, iso_utc, next_local_time, parse_hhmm
 from hausbox.core.errors import BadRequest, NotFound
 from hausbox.core.settings import SettingsStore
+from hausbox.core.workers import Worker
 from hausbox.modes.service import ModeService
 
 log = logging.getLogger("hausbox.calendar")
@@ -75,9 +76,10 @@ def _slot_order(slot: Slot) -> tuple[str, int, str]:
 
 
 class CalendarService:
-    def __init__(self, db: orm.Database, bus: EventBus, clock: Clock, settings: SettingsStore, modes: ModeService):
+    def __init__(self, db: orm.Database, bus: EventBus, worker: Worker, clock: Clock, settings: SettingsStore, modes: ModeService):
         self._db = db
         self._bus = bus
+        self._worker = worker  # slots fire here (outbound: held in shadow mode), after the bus events before them
         self._clock = clock
         self._settings = settings
         self._modes = modes
@@ -88,6 +90,7 @@ class CalendarService:
         self._last_created = 0  # slot creation stamps are strictly increasing: they order same-time slots
         self._load()
         self._current = self.active_id()
+        # cascades of a user's write (API only): done before it is acknowledged, so a read right after sees them
         bus.on("mode.removed", self._on_mode_removed)
         bus.on("settings.changed", self._on_settings_changed)
 
@@ -269,7 +272,7 @@ class CalendarService:
         when = next_local_time(after, slot.days, slot.time, self._clock.tz)
         when_ms = int(when.timestamp() * 1000)
         slot_id = slot.id
-        self._timers[slot_id] = self._clock.call_at(when_ms, lambda: self._fire(slot_id, when_ms))
+        self._timers[slot_id] = self._clock.call_at(when_ms, lambda: self._worker.submit_outbound(self._fire, slot_id, when_ms))
 
     def _fire(self, slot_id: str, due_ms: int) -> None:
         self._timers.pop(slot_id, None)

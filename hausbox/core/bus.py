@@ -3,6 +3,9 @@
 Events are plain dicts ``{"type": name, **payload}``: the WebSocket hub sends them as they are. A
 handler that raises is logged and never propagated, so one faulty subscriber cannot break the
 pipeline that emitted the event.
+
+Handlers subscribed here run inline, inside ``emit``: they are views, in memory, and never wait.
+Anything that may wait subscribes through a worker (``core/workers.py``).
 """
 
 from __future__ import annotations

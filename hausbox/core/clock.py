@@ -176,6 +176,9 @@ class ManualClock(Clock):
         self._now = start_ms
         self._timers: list[tuple[int, int, Timer]] = []
         self._sequence = itertools.count()
+        # Called after each timer fired: a test lets the workers run what the timer queued, so
+        # that what they schedule in turn fires within the same ``set``.
+        self.after_fire: Callable[[], None] | None = None
 
     def now_ms(self) -> int:
         return self._now
@@ -191,6 +194,8 @@ class ManualClock(Clock):
             due, _, timer = heapq.heappop(self._timers)
             self._now = max(self._now, due)
             timer._run()
+            if self.after_fire is not None:
+                self.after_fire()
         self._now = max(self._now, when_ms)
 
     def advance(self, seconds: float) -> None:

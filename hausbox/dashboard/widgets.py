@@ -31,6 +31,7 @@ class DashboardWidgets:
         self._clock = clock
         self._zones = zones
         self._equipments = equipments
+        # cascades of a user's deletion (API only): done before it is acknowledged
         bus.on("equipment.removed", lambda e: self._drop_referring(equipment_id=e["equipmentId"]))
         bus.on("zone.removed", lambda e: self._drop_referring(zone_id=e["zoneId"]))
 

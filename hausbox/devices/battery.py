@@ -12,8 +12,9 @@ from typing import Any
 import gevent
 from pony import orm
 
-from hausbox.core.bus import Event, EventBus
+from hausbox.core.bus import Event
 from hausbox.core.clock import iso_utc, now_ms
+from hausbox.core.workers import Worker
 from hausbox.devices.manager import DeviceManager
 from hausbox.system.alarms import Alarms
 
@@ -30,7 +31,7 @@ def alarm_id(device_id: str) -> str:
 
 
 class BatteryMonitor:
-    def __init__(self, db: orm.Database, bus: EventBus, devices: DeviceManager, alarms: Alarms):
+    def __init__(self, db: orm.Database, worker: Worker, devices: DeviceManager, alarms: Alarms):
         self._db = db
         self._devices = devices
         self._alarms = alarms
@@ -43,8 +44,9 @@ class BatteryMonitor:
             device = devices.get(device_id)
             if device is not None:  # re-arm quietly: it was announced before the restart
                 alarms.restore(alarm_id(device_id), "warning", "battery", self._message(device.name, alert["level"]), iso_utc(alert["raisedAt"]))
-        bus.on("device.data.updated", self._on_data)
-        bus.on("device.removed", lambda e: self._forget(e["deviceId"]))
+        # battery readings only (rare), written to the database in the worker
+        worker.on("device.data.updated", self._on_data, accept=lambda e: e["key"] == "battery")
+        worker.on("device.removed", lambda e: self._forget(e["deviceId"]))
 
     @staticmethod
     def _message(name: str, level: float) -> str:

@@ -27,6 +27,7 @@ import gevent
 
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import now_ms
+from hausbox.core.workers import Worker
 from hausbox.devices.manager import DeviceManager
 from hausbox.equipments.manager import Equipment, EquipmentManager
 from hausbox.equipments.orders import OrderService
@@ -105,10 +106,11 @@ class Pending:
 
 class DeliveryConfirmation:
     def __init__(
-        self, bus: EventBus, equipments: EquipmentManager, devices: DeviceManager, orders: OrderService, alarms: Alarms,
+        self, bus: EventBus, worker: Worker, equipments: EquipmentManager, devices: DeviceManager, orders: OrderService, alarms: Alarms,
         wait_s: float = WAIT_S, retry_window_s: float = RETRY_WINDOW_S, settle_s: float = STATUS_SETTLE_S,
     ):  # fmt: skip
         self._bus = bus
+        self._worker = worker  # bus events, time-outs and re-sends run here, in order
         self._equipments = equipments
         self._devices = devices
         self._orders = orders
@@ -120,9 +122,9 @@ class DeliveryConfirmation:
         # equipment id -> order alias -> what we wait for; kept small (one entry per alias at most)
         self._pending: dict[str, dict[str, Pending]] = {}
         orders.after_send.append(self._on_sent)
-        bus.on("equipment.data.changed", self._on_data_changed)
-        bus.on("device.status_changed", self._on_status_changed)
-        bus.on("equipment.removed", self._on_equipment_removed)
+        worker.on("equipment.data.changed", self._on_data_changed, accept=lambda e: e["equipmentId"] in self._pending)
+        worker.on("device.status_changed", self._on_status_changed)
+        worker.on("equipment.removed", self._on_equipment_removed)
 
     def stop(self) -> None:
         for entries in self._pending.values():
@@ -192,7 +194,7 @@ class DeliveryConfirmation:
 
     def _arm(self, entry: Pending) -> None:
         self._cancel_timer(entry)
-        entry.timer = gevent.spawn_later(self.wait_s, self._timed_out, entry)
+        entry.timer = gevent.spawn_later(self.wait_s, self._worker.submit, self._timed_out, entry)
 
     @staticmethod
     def _cancel_timer(entry: Pending) -> None:
@@ -255,7 +257,7 @@ class DeliveryConfirmation:
                 if device_id not in entry.device_ids or entry.sent_at < horizon:
                     continue
                 entry.retried = True
-                gevent.spawn(self._resend, entry)
+                self._resend(entry)
 
     def _resend(self, entry: Pending) -> None:
         equipment = self._equipments.get(entry.equipment_id)

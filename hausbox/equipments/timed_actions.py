@@ -33,12 +33,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import gevent
 from pony import orm
 
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import Clock, Timer, iso_utc
 from hausbox.core.errors import ApiError, BadRequest, Conflict, NotFound
+from hausbox.core.workers import Worker
 from hausbox.equipments import timed_command
 from hausbox.equipments.confirmation import values_match
 from hausbox.equipments.manager import Equipment, EquipmentManager
@@ -94,11 +94,12 @@ def placement(steps: list[int] | None, duration_ms: int) -> tuple[int, int | Non
 
 class TimedActions:
     def __init__(
-        self, db: orm.Database, bus: EventBus, clock: Clock, equipments: EquipmentManager, orders: OrderService,
+        self, db: orm.Database, bus: EventBus, worker: Worker, clock: Clock, equipments: EquipmentManager, orders: OrderService,
         integrations: IntegrationRegistry, alarms: Alarms, startup_grace_ms: int = STARTUP_GRACE_MS,
     ):  # fmt: skip
         self._db = db
         self._bus = bus
+        self._worker = worker  # bus events and due reverts run here, in order
         self._clock = clock
         self._equipments = equipments
         self._orders = orders
@@ -112,10 +113,10 @@ class TimedActions:
         self._stopped = False
         self._load()
         equipments.equipment_decorators.append(self.decorate)
-        bus.on("system.started", lambda _event: self.start())
-        bus.on("equipment.data.changed", self._on_data_changed)
-        bus.on("equipment.removed", self._on_equipment_removed)
-        bus.on("system.integration.connected", self._on_integration_connected)
+        worker.on("system.started", lambda _event: self.start())
+        worker.on("equipment.data.changed", self._on_data_changed, accept=lambda e: e["equipmentId"] in self._armed)
+        bus.on("equipment.removed", self._on_equipment_removed)  # a cascade of a user's deletion: before it is acknowledged
+        worker.on("system.integration.connected", self._on_integration_connected)
 
     def _load(self) -> None:
         with orm.db_session:
@@ -249,6 +250,10 @@ class TimedActions:
 
         record = Armed(equipment_id, alias, value, request["revertValue"], request["durationMs"], now, user_id, now + request["durationMs"])
         record.mirror = self.state_measure(equipment, alias)
+        # When action and revert are one state, the echo of this send (which the worker sees after
+        # the send, or later still) is not a manual revert; there is an echo only if the state changes.
+        seen = equipment.data.get(record.mirror) if record.mirror else None
+        record.own_echo = values_match(record.value, record.revert_value) and not values_match(record.value, seen)
         # In place before the send, so that the state change it causes is judged against it.
         self._armed[equipment_id] = record
         self._sending.add(equipment_id)
@@ -265,9 +270,6 @@ class TimedActions:
             self._sending.discard(equipment_id)
         if current is not None:
             self._cancel(current)
-        # When action and revert are one state, the coming echo of this send is not a manual revert.
-        seen = equipment.data.get(record.mirror) if record.mirror else None
-        record.own_echo = values_match(record.value, record.revert_value) and not values_match(record.value, seen)
         record.expires_at = self._clock.now_ms() + record.duration_ms  # the send may have taken a retry
         self._save(record)
         self._schedule(record)
@@ -331,7 +333,7 @@ class TimedActions:
         if not record.deferred:
             log.info("timed action on %s due: waiting for %s to connect", record.equipment_id, integration_id)
         record.deferred = True
-        record.timer = self._clock.call_at(self._grace_until, lambda: self._expire(record))
+        record.timer = self._clock.call_at(self._grace_until, lambda: self._worker.submit(self._expire, record))
         return True
 
     def _integration_of(self, record: Armed) -> str | None:
@@ -343,7 +345,7 @@ class TimedActions:
         for record in [r for r in self._armed.values() if r.deferred]:
             if self._integration_of(record) == event.get("integrationId"):
                 self._cancel(record)
-                gevent.spawn(self._expire, record)  # not from inside the integration's status callback
+                self._expire(record)
 
     @staticmethod
     def _revert_source(user_id: str | None) -> dict[str, Any]:
@@ -374,7 +376,7 @@ class TimedActions:
     # ---- storage and timers ------------------------------------------------------------------
     def _schedule(self, record: Armed) -> None:
         self._cancel(record)
-        record.timer = self._clock.call_at(record.expires_at, lambda: self._expire(record))
+        record.timer = self._clock.call_at(record.expires_at, lambda: self._worker.submit(self._expire, record))
 
     @staticmethod
     def _cancel(record: Armed) -> None:

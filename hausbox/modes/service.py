@@ -87,7 +87,7 @@ class ModeService:
         self._modes: dict[str, Mode] = {}
         self._last_created = 0  # impact creation stamps are strictly increasing: they order activation
         self._load()
-        bus.on("zone.removed", self._on_zone_removed)
+        bus.on("zone.removed", self._on_zone_removed)  # a cascade of a user's deletion: before it is acknowledged
 
     def _load(self) -> None:
         with orm.db_session:

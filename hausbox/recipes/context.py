@@ -96,7 +96,7 @@ class RecipeContext(ValidationContext):
             if not self.closed:
                 self._manager._guard(self._instance, label, handler, event)
 
-        off = self._manager.bus.on(event_type, guarded)
+        off = self._manager.worker.on(event_type, guarded, outbound=True)
         self._unsubscribers.append(off)
         return off
 
@@ -106,10 +106,12 @@ class RecipeContext(ValidationContext):
             raise RuntimeError("the instance is stopped")
 
         def guarded() -> None:
-            if not self.closed:
+            # queued when due: a cancel() that ran in between still wins
+            if not self.closed and not timer.cancelled:
                 self._manager._guard(self._instance, "timer", fn)
 
-        timer = self.clock.call_at(int(when_ms), guarded)
+        worker = self._manager.worker
+        timer = self.clock.call_at(int(when_ms), lambda: worker.submit_outbound(guarded))
         self._timers = [t for t in self._timers if t.active] + [timer]
         return timer
 

@@ -19,6 +19,7 @@ from pony import orm
 from hausbox.core.bus import EventBus
 from hausbox.core.clock import Clock, iso_utc
 from hausbox.core.errors import ApiError, BadRequest, NotFound
+from hausbox.core.workers import Worker
 from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.orders import OrderService
 from hausbox.recipes.api import InvalidParams, Recipe
@@ -55,23 +56,26 @@ class Instance:
 
 
 class RecipeManager:
-    def __init__(self, db: orm.Database, bus: EventBus, clock: Clock, equipments: EquipmentManager, zones: ZoneTree, aggregator: ZoneAggregator, orders: OrderService):
+    def __init__(
+        self, db: orm.Database, bus: EventBus, worker: Worker, clock: Clock, equipments: EquipmentManager, zones: ZoneTree,
+        aggregator: ZoneAggregator, orders: OrderService,
+    ):  # fmt: skip
         self._db = db
         self.bus = bus
+        # Every recipe handler and timer runs in this worker: in order, beside the message path.
+        self.worker = worker
         self.clock = clock
         self.equipments = equipments
         self.zones = zones
         self.aggregator = aggregator
         self.orders = orders
-        # Outbound automation held off (shadow mode, an inert instance): nothing starts while True.
-        self.hold_off: Callable[[], bool] = lambda: False
         self.registry = RecipeRegistry()
         self.registry.load_builtins()
         self.registry.on_registered(self._on_recipe_registered)
         self._instances: dict[str, Instance] = {}
         self._started = False
         self._load()
-        bus.on("system.started", lambda _e: self.start())
+        worker.on("system.started", lambda _e: self.start())
 
     def _load(self) -> None:
         with orm.db_session:
@@ -285,7 +289,7 @@ class RecipeManager:
     def _start(self, instance: Instance) -> bool:
         if instance.running:
             return True
-        if self.hold_off():
+        if self.worker.held_off:  # shadow mode, an inert instance: nothing starts
             log.info("recipe instance %s held off: outbound automation is disabled", instance.id)
             return False
         recipe = self.registry.get(instance.recipe_id)

@@ -18,6 +18,7 @@ import pytest
 from hausbox.config import Config
 from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
 from hausbox.engine import Engine
+from tests.inprocess import settle
 
 FAKE_ID = "fake"
 MANIFEST = {"id": FAKE_ID, "name": "Fake", "version": "1.0.0", "description": "test devices", "icon": "flask", "type": "integration", "apiVersion": 2}
@@ -88,6 +89,7 @@ class House:
 
     def report(self, source_id: str, **payload: Any) -> None:
         self.engine.devices.update_data(FAKE_ID, source_id, payload)
+        settle(self.engine)
 
     def equipment(self, name: str, equipment_type: str, data: dict[str, Any] | None = None, orders: dict[str, Any] | None = None) -> dict[str, Any]:
         """An equipment bound by alias: ``data={"state": datum}``, ``orders={"low": order}``."""
@@ -139,6 +141,7 @@ class House:
 def make_engine(data_dir: Any, order_confirm_s: float = 0.3) -> tuple[Engine, FakeIntegration]:
     engine = Engine(Config(data_dir=data_dir, log_level="warn", mdns=False, bcrypt_rounds=4, order_confirm_s=order_confirm_s))
     fake = engine.integrations.register(MANIFEST, FakeIntegration)
+    engine.workers.start()
     engine.integrations.start_all()
     gevent.sleep(0)  # the registry starts plugins in greenlets
     return engine, fake

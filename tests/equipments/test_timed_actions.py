@@ -19,7 +19,7 @@ from hausbox.core.clock import ManualClock, iso_utc
 from hausbox.core.errors import ApiError
 from hausbox.devices.discovery import DataSpec, OrderSpec
 from hausbox.equipments import orders as orders_module
-from tests.inprocess import Recorder, build_engine, light_specs
+from tests.inprocess import Recorder, build_engine, light_specs, start
 
 T0 = 1_780_000_000_000
 MINUTE = 60_000
@@ -240,7 +240,7 @@ def test_a_deadline_passed_during_downtime_is_honoured_at_start(lab, tmp_path):
     try:
         assert later.json(lab.lamp)["timedAction"]["expiresAt"] == iso_utc(T0 + MINUTE), "loaded from the database"
         assert later.sent() == []
-        later.engine.start()
+        start(later.engine)
         assert later.sent() == [("lamp", "state", "OFF")]
         assert "timedAction" not in later.json(lab.lamp) and later.row(lab.lamp) is None
     finally:
@@ -255,7 +255,7 @@ def test_a_deadline_still_ahead_after_a_restart_fires_at_its_time(lab):
     lab.engine.stop()
     later = Lab(lab.data_dir, now_ms=T0 + 20_000, fresh=False)
     lab.engine = later.engine
-    later.engine.start()
+    start(later.engine)
     later.advance_to(T0 + MINUTE - 1)
     assert later.sent() == []
     later.advance_to(T0 + MINUTE)
@@ -269,7 +269,7 @@ def test_a_due_revert_at_start_waits_for_its_integration_to_connect(lab):
     lab.engine = later.engine
     later.fake.connected = False
     later.fake.start = lambda: None  # stays disconnected until the test says so
-    later.engine.start()
+    start(later.engine)
     assert later.sent() == [] and later.timed.armed(lab.lamp) is not None
     later.fake.connected = True
     later.engine.bus.emit("system.integration.connected", integrationId="fake")
@@ -285,7 +285,7 @@ def test_a_due_revert_whose_integration_never_connects_raises_an_alarm_after_the
     lab.engine = later.engine
     later.fake.connected = False
     later.fake.start = lambda: None
-    later.engine.start()
+    start(later.engine)
     later.clock.advance(59)
     assert later.recorder.of("system.alarm.raised") == []
     later.clock.advance(1)
@@ -309,7 +309,7 @@ def test_a_revert_that_cannot_be_sent_raises_an_alarm_and_is_never_replayed(lab,
     lab.engine.stop()
     later = Lab(lab.data_dir, now_ms=T0 + 2 * 3600_000, fresh=False)
     lab.engine = later.engine
-    later.engine.start()
+    start(later.engine)
     later.clock.advance(120)
     assert later.sent() == [], "never replayed, not even after a restart"
 

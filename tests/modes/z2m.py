@@ -9,8 +9,8 @@ from tests.harness import Home, wait_for
 from tests.integrations.zigbee2mqtt.conftest import Z2m
 
 
-def zigbee_home(make_server, broker, mqtt_client, env: dict[str, str] | None = None) -> Z2m:
-    z2m = Z2m(Home(make_server(env=env)), broker, mqtt_client)
+def zigbee_home(make_server, broker, mqtt_client, env: dict[str, str] | None = None, module: str = "hausbox") -> Z2m:
+    z2m = Z2m(Home(make_server(env=env, module=module)), broker, mqtt_client)
     z2m.connect()
     z2m.discover()
     z2m.client.subscribe("zigbee2mqtt/#")

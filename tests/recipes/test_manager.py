@@ -8,6 +8,7 @@ import pytest
 
 from hausbox.core.errors import BadRequest, NotFound
 from hausbox.recipes.api import InvalidParams, Recipe, Runner, Slot
+from tests.inprocess import start
 
 TEXTS = {
     "en": {"name": "Test", "description": "A test recipe", "slots": {"zone": {"name": "Zone"}, "fail": {"name": "Fail"}}, "groups": {}},
@@ -244,7 +245,7 @@ def test_instances_and_state_survive_a_restart_and_start_after_system_started(ma
     again = make_lab("2026-06-15 08:05", data_dir=lab.data_dir)
     assert again.recipes.get_instance(iid)["state"] == before
     assert again.recipes.get_instance(iid)["running"] is False  # not before system.started
-    again.engine.start()
+    start(again.engine)
     assert again.recipes.get_instance(iid)["running"] is True
     assert again.recipes.get_instance(paused)["running"] is False and again.recipes.get_instance(paused)["enabled"] is False
     again.advance(4 * 60)
@@ -262,7 +263,7 @@ def test_a_deadline_passed_while_down_fires_on_return(make_lab):
     lab.motion(False)
     lab.stop()
     again = make_lab("2026-06-15 09:00", data_dir=lab.data_dir)
-    again.engine.start()
+    start(again.engine)
     again.advance(0)
     assert again.sent() == [("lamp", "state", "OFF")]
     assert "timerExpiresAt" not in again.state(iid)
@@ -270,7 +271,7 @@ def test_a_deadline_passed_while_down_fires_on_return(make_lab):
 
 def test_held_off_nothing_starts(make_lab):
     lab = make_lab()
-    lab.recipes.hold_off = lambda: True
+    lab.engine.workers.gate.close("shadow mode")
     lamp = lab.light("lamp")
     lab.motion_sensor("pir")
     iid = lab.create("motion-light", zone=lab.zone_id, lights=[lamp])
@@ -285,7 +286,7 @@ def test_an_instance_of_a_missing_recipe_is_kept_but_not_started(make_lab):
     iid = lab.create("probe", zone=lab.zone_id)
     lab.stop()
     again = make_lab(data_dir=lab.data_dir)
-    again.engine.start()
+    start(again.engine)
     assert again.recipes.get_instance(iid)["running"] is False
     again.recipes.registry.register(ProbeRecipe())  # the plugin arrives later
     assert again.recipes.get_instance(iid)["running"] is True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hausbox.core.errors import BadRequest
+from tests.inprocess import start
 
 ON, OFF = ("pump", "state", "ON"), ("pump", "state", "OFF")
 
@@ -62,7 +63,7 @@ def test_an_end_passed_while_the_engine_was_down_is_honoured_on_return(make_lab)
     lab.stop()
     assert lab.sent() == [ON]  # a shutdown sends nothing
     again = make_lab("2026-06-15 13:00", data_dir=lab.data_dir)
-    again.engine.start()
+    start(again.engine)
     assert again.sent() == [OFF]
     assert again.state(iid)["pumpOn"] is False
 

@@ -1,9 +1,15 @@
-"""The integration's MQTT connection: a paho-mqtt 2.x client driven by a greenlet of its own.
+"""The integration's MQTT connection: a paho-mqtt 2.x client driven by two greenlets of its own.
 
-The greenlet connects, runs the client's network loop and, when the connection fails or drops,
+The reader connects, runs the client's network loop and, when the connection fails or drops,
 waits (1 s, doubling up to 30 s; back to 1 s after a session that got connected) and connects
 again, for as long as the connection is not stopped. Subscriptions are made on every connect
 (clean sessions). Every change of state is told to ``on_status(status, detail)``.
+
+Messages read are handed to the dispatcher greenlet, which runs ``on_message`` for each in order.
+The reader thus never runs what a message causes: whatever waits there (an order waiting for its
+broker acknowledgement, which only the reader can read) cannot stall the network loop it waits on.
+When the dispatcher falls ``INBOX_MAX`` messages behind, the reader stops reading and TCP pushes
+back on the broker.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import logging
 import socket
 import ssl
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Any, Callable
 from urllib.parse import unquote, urlsplit
@@ -27,6 +34,9 @@ CONNECT_TIMEOUT_S = 5.0  # TCP (and TLS) connect
 CONNACK_TIMEOUT_S = 10.0  # from the CONNECT sent to the broker's answer
 LOOP_TIMEOUT_S = 1.0
 PUBLISH_TIMEOUT_S = 5.0  # waiting for the broker's PUBACK of an order
+INBOX_MAX = 5000  # messages read and not yet dispatched before the reader pauses
+READ_BATCH = 100  # messages the reader reads before it lets the dispatcher run
+DISPATCH_SLICE_S = 0.005  # a long inbox yields the core this often
 
 _SCHEMES = {"mqtt": (False, 1883), "tcp": (False, 1883), "mqtts": (True, 8883), "ssl": (True, 8883), "tls": (True, 8883)}
 
@@ -104,6 +114,11 @@ class MqttConnection:
         self._connected = False  # accepted by the broker and subscribed
         self._refused: str | None = None  # why the broker refused us (CONNECT or SUBSCRIBE), as told
         self._pending_subscriptions: set[int] = set()
+        self._inbox: deque[tuple[str, bytes]] = deque()
+        self._inbox_ready = Event()  # the dispatcher has work
+        self._inbox_room = Event()  # the reader may read
+        self._inbox_room.set()
+        self._dispatcher: gevent.Greenlet | None = None
         client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, clean_session=True)
         if username:
             client.username_pw_set(username, password or None)
@@ -121,20 +136,25 @@ class MqttConnection:
 
     # ---- lifecycle ---------------------------------------------------------------------------
     def start(self) -> None:
+        self._dispatcher = gevent.spawn(self._dispatch)
         self._greenlet = gevent.spawn(self._run)
 
     def stop(self, timeout: float = 3.0) -> None:
-        """Disconnect cleanly and end the greenlet (killed if it does not end by itself)."""
+        """Disconnect cleanly, dispatch what was read, and end both greenlets (killed if they hang)."""
         self._stopping.set()
+        self._inbox_room.set()
         try:
             self._client.disconnect()
         except Exception:  # noqa: BLE001 - already closed, nothing to tell the broker
             pass
-        greenlet, self._greenlet = self._greenlet, None
-        if greenlet is not None and greenlet is not gevent.getcurrent():
-            greenlet.join(timeout)
-            if not greenlet.dead:
-                greenlet.kill(block=True, timeout=1.0)
+        for name in ("_greenlet", "_dispatcher"):
+            greenlet = getattr(self, name)
+            setattr(self, name, None)
+            self._inbox_ready.set()  # the dispatcher ends once the inbox is empty
+            if greenlet is not None and greenlet is not gevent.getcurrent():
+                greenlet.join(timeout)
+                if not greenlet.dead:
+                    greenlet.kill(block=True, timeout=1.0)
         self._connected = False
 
     def _run(self) -> None:
@@ -167,7 +187,12 @@ class MqttConnection:
         deadline = time.monotonic() + CONNACK_TIMEOUT_S
         got_connected = False
         rc = mqtt.MQTT_ERR_SUCCESS
+        inbox = self._inbox
         while rc == mqtt.MQTT_ERR_SUCCESS and not self._stopping.is_set() and self._refused is None:
+            if len(inbox) >= READ_BATCH:
+                gevent.sleep(0)  # the dispatcher's turn (select() does not yield while data waits)
+                if not self._inbox_room.is_set():
+                    self._inbox_room.wait(LOOP_TIMEOUT_S)
             rc = self._client.loop(LOOP_TIMEOUT_S)
             got_connected = got_connected or self._connected
             if not got_connected and self._refused is None and time.monotonic() > deadline:
@@ -225,10 +250,29 @@ class MqttConnection:
         self._report("connected", None)
 
     def _on_message(self, _client: mqtt.Client, _userdata: Any, message: mqtt.MQTTMessage) -> None:
-        try:
-            self._handle_message(message.topic, message.payload)
-        except Exception:  # noqa: BLE001 - one bad message must not drop the connection
-            self._log.exception("could not handle a message on %s", message.topic)
+        self._inbox.append((message.topic, message.payload))
+        if len(self._inbox) >= INBOX_MAX:
+            self._inbox_room.clear()
+        self._inbox_ready.set()
+
+    # ---- the dispatcher greenlet: the message path -----------------------------------------------
+    def _dispatch(self) -> None:
+        inbox, handle = self._inbox, self._handle_message
+        while not (self._stopping.is_set() and not inbox):
+            self._inbox_ready.wait()
+            self._inbox_ready.clear()
+            slice_end = time.perf_counter() + DISPATCH_SLICE_S
+            while inbox:
+                topic, payload = inbox.popleft()
+                try:
+                    handle(topic, payload)
+                except Exception:  # noqa: BLE001 - one bad message must not stop the others
+                    self._log.exception("could not handle a message on %s", topic)
+                if time.perf_counter() > slice_end:
+                    self._inbox_room.set()
+                    gevent.sleep(0)  # a long inbox shares the core with requests and workers
+                    slice_end = time.perf_counter() + DISPATCH_SLICE_S
+            self._inbox_room.set()
 
     # ---- sending -----------------------------------------------------------------------------
     def publish(self, topic: str, payload: str, qos: int = 1, timeout: float = PUBLISH_TIMEOUT_S) -> None:

@@ -55,8 +55,8 @@ from hausbox.system.health import Health
 from hausbox.system.sunlight import Sunlight
 from hausbox.system.timezone import LocationWatch, resolve_zone
 from hausbox.zones import models as zone_models
-from hausbox.zones.aggregation import ZoneAggregator
-from hausbox.zones.orders import ZoneOrders
+from hausbox.zonecontrol.aggregation import ZoneAggregator
+from hausbox.zonecontrol.orders import ZoneOrders
 from hausbox.zones.tree import ZoneTree
 
 log = logging.getLogger("hausbox.engine")

@@ -30,6 +30,7 @@ ROUTE_MODULES = (
     "hausbox.devices.routes",
     "hausbox.equipments.routes",
     "hausbox.zones.routes",
+    "hausbox.zonecontrol.routes",
     "hausbox.recipes.routes",
     "hausbox.modes.routes",
     "hausbox.calendar.routes",

@@ -36,7 +36,7 @@ from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.orders import OrderService
 from hausbox.modes.references import References, field
 from hausbox.modes.service import ModeService
-from hausbox.zones.orders import ZONE_ORDERS, ZoneOrders, needs_value
+from hausbox.zonecontrol.orders import ZONE_ORDERS, ZoneOrders, needs_value
 
 log = logging.getLogger("hausbox.button-actions")
 

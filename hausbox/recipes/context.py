@@ -18,7 +18,7 @@ from hausbox.recipes.helpers import Helpers, normalise
 if TYPE_CHECKING:
     from hausbox.equipments.manager import EquipmentManager
     from hausbox.recipes.manager import Instance, RecipeManager
-    from hausbox.zones.aggregation import ZoneAggregator
+    from hausbox.zonecontrol.aggregation import ZoneAggregator
     from hausbox.zones.tree import ZoneTree
 
 ECHO_WINDOW_MS = 5000

@@ -26,7 +26,7 @@ from hausbox.recipes.api import InvalidParams, Recipe
 from hausbox.recipes.context import RecipeContext, ValidationContext
 from hausbox.recipes.params import check_params
 from hausbox.recipes.registry import RecipeRegistry
-from hausbox.zones.aggregation import ZoneAggregator
+from hausbox.zonecontrol.aggregation import ZoneAggregator
 from hausbox.zones.tree import ZoneTree
 
 log = logging.getLogger("hausbox.recipes")

@@ -1,4 +1,4 @@
-"""Routes: /zones."""
+"""Routes: /zones (the tree)."""
 
 from __future__ import annotations
 
@@ -35,15 +35,6 @@ def reorder(call: Call) -> None:
     call.engine.zones.reorder(call.body["parentId"], call.body["orderedIds"])
 
 
-def aggregation(call: Call) -> RawJson:
-    return RawJson(call.engine.aggregator.all_bytes())
-
-
-def zone_order(call: Call, id: str, orderKey: str) -> dict[str, Any]:
-    source = {"kind": "manual", "userId": call.principal.user_id}
-    return call.engine.zone_orders.execute(id, orderKey, call.body.get("value"), source)
-
-
 ZONE_FIELDS = {
     "parentId": nullable(STRING),
     "icon": nullable(STRING),
@@ -53,11 +44,9 @@ ZONE_FIELDS = {
 
 ROUTES = [
     Route("GET", "/zones", tree, summary="The zone tree"),
-    Route("GET", "/zones/aggregation", aggregation, summary="Aggregated data of every zone"),
     Route("PUT", "/zones/reorder", reorder, body=obj(required={"parentId": STRING, "orderedIds": array(STRING)}), summary="Reorder siblings"),
     Route("GET", "/zones/<id>", get_zone, summary="One zone with its children"),
     Route("POST", "/zones", create_zone, body=obj(required={"name": text(NAME_MAX)}, optional=ZONE_FIELDS), status=201, summary="Create a zone"),
     Route("PUT", "/zones/<id>", update_zone, body=obj(optional={"name": text(NAME_MAX), **ZONE_FIELDS}), summary="Update a zone"),
     Route("DELETE", "/zones/<id>", delete_zone, summary="Delete an empty leaf zone"),
-    Route("POST", "/zones/<id>/orders/<orderKey>", zone_order, body=obj(optional={"value": {}}), summary="A zone-level order over the zone and its descendants"),
 ]

@@ -164,7 +164,7 @@ def test_sums_come_back_to_exactly_zero(engine):
 
 
 def test_a_key_dropped_at_rediscovery_stops_counting_at_the_next_rebase(engine, monkeypatch):
-    from hausbox.zones import aggregation
+    from hausbox.zonecontrol import aggregation
 
     engine, fake, recorder = engine
     room = engine.zones.create("Attic")
@@ -185,7 +185,7 @@ def test_a_key_dropped_at_rediscovery_stops_counting_at_the_next_rebase(engine, 
 def _from_scratch(engine, since: bool = False) -> dict:
     """Every zone's data computed from scratch by a fresh aggregator (motionSince aside, or as null)."""
     from hausbox.core.bus import EventBus
-    from hausbox.zones.aggregation import ZoneAggregator
+    from hausbox.zonecontrol.aggregation import ZoneAggregator
 
     fresh = ZoneAggregator(EventBus(), engine.zones, engine.equipments, engine.equipments.is_online, root_extras=engine.aggregator.root_extras)
     return {zone_id: data if since else _without_since(data) for zone_id, data in fresh.all_json().items()}

@@ -1,0 +1,1 @@
+"""Zone control: what the zones show (aggregation up the tree) and what they are told (zone orders)."""

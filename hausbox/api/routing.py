@@ -1,4 +1,5 @@
-"""The route table: every REST route is a ``Route`` in a domain's ``ROUTES`` list.
+"""The route table: every REST route is a ``Route`` in a domain's ``ROUTES`` list (its component
+names the module).
 
 A handler is a plain function ``handler(call, **path_params)``. It returns JSON-able data (sent
 with the route's status), ``None`` (204), or a ready ``bottle.HTTPResponse`` (files, streams).
@@ -22,23 +23,6 @@ if TYPE_CHECKING:
 
 API_PREFIX = "/api/v1"
 
-# Every module holding a ROUTES list. A new domain adds its module here.
-ROUTE_MODULES = (
-    "hausbox.auth.routes",
-    "hausbox.system.routes",
-    "hausbox.integrations.routes",
-    "hausbox.devices.routes",
-    "hausbox.equipments.routes",
-    "hausbox.zones.routes",
-    "hausbox.zonecontrol.routes",
-    "hausbox.recipes.routes",
-    "hausbox.modes.routes",
-    "hausbox.calendar.routes",
-    "hausbox.buttons.routes",
-    "hausbox.activity.routes",
-    "hausbox.dashboard.routes",
-    "hausbox.charts.routes",
-)
 
 
 @dataclass
@@ -84,9 +68,13 @@ class Route:
 
 
 def all_routes() -> list[Route]:
+    """The ``ROUTES`` of every component (``core/components.py``), checked for duplicates."""
+    from hausbox.core.components import discover
+
     routes: list[Route] = []
-    for name in ROUTE_MODULES:
-        routes.extend(importlib.import_module(name).ROUTES)
+    for component in discover():
+        if component.routes is not None:
+            routes.extend(importlib.import_module(component.routes).ROUTES)
     seen: set[tuple[str, str]] = set()
     for route in routes:
         key = (route.method, route.path)

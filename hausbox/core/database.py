@@ -1,7 +1,8 @@
 """The SQLite database: versioned migrations, then PonyORM entities mapped onto the migrated schema.
 
-Schema changes are SQL files ``core/migrations/NNNN_name.sql``, applied in order at start-up, each in
-its own transaction and recorded in ``schema_migrations``. Pony never creates tables: it only checks
+Schema changes are SQL files ``NNNN_name.sql`` (``core/migrations/``, and a component's own
+``migrations`` package), applied in version order at start-up, each in its own transaction and
+recorded in ``schema_migrations``. Versions are one sequence across every package. Pony never creates tables: it only checks
 that its entities match what the migrations built.
 """
 
@@ -27,15 +28,24 @@ class SchemaTooNew(RuntimeError):
     """The database was written by a newer hausbox than the one starting."""
 
 
+CORE_MIGRATIONS = "hausbox.core.migrations"
+# The packages holding migrations: the core's, then the components' (the engine adds theirs).
+migration_packages: list[str] = [CORE_MIGRATIONS]
+
+
 def available_migrations() -> list[tuple[int, str, str]]:
-    """``(version, name, sql)`` of every migration shipped with the package, in version order."""
-    found = []
-    for entry in resources.files("hausbox.core.migrations").iterdir():
-        match = _MIGRATION_NAME.match(entry.name)
-        if match:
-            found.append((int(match.group(1)), match.group(2), entry.read_text(encoding="utf-8")))
-    found.sort()
-    return found
+    """``(version, name, sql)`` of every migration shipped, in version order; a version used twice raises."""
+    found: dict[int, tuple[int, str, str]] = {}
+    for package in migration_packages:
+        for entry in resources.files(package).iterdir():
+            match = _MIGRATION_NAME.match(entry.name)
+            if not match:
+                continue
+            version = int(match.group(1))
+            if version in found:
+                raise RuntimeError(f"migration {version:04d} shipped twice ({found[version][1]}, {match.group(2)})")
+            found[version] = (version, match.group(2), entry.read_text(encoding="utf-8"))
+    return [found[v] for v in sorted(found)]
 
 
 def _statements(sql: str) -> Iterable[str]:

@@ -1,0 +1,21 @@
+"""The activity feed: what happened in the home."""
+
+from hausbox.activity import models
+from hausbox.activity.feed import ActivityFeed
+from hausbox.core.components import Component
+
+
+def setup(engine) -> None:  # noqa: ANN001
+    engine.activity = ActivityFeed(
+        engine.db, engine.bus, engine.workers.create("activity"), engine.clock, engine.zones, engine.equipments, sunlight=lambda: engine.aggregator.root_extras()
+    )
+
+
+COMPONENT = Component(
+    name="activity",
+    requires=("zonecontrol",),
+    entities=models.define_entities,
+    routes="hausbox.activity.routes",
+    setup=setup,
+    final_write=lambda engine: engine.activity.stop(),  # the items not yet stored
+)

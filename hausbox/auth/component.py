@@ -1,0 +1,12 @@
+"""The auth domain: users, sessions, API tokens."""
+
+from hausbox.auth import models
+from hausbox.auth.service import AuthService
+from hausbox.core.components import Component
+
+
+def setup(engine) -> None:  # noqa: ANN001 - the Engine (import cycle otherwise)
+    engine.auth = AuthService(engine.db, engine.bus, engine.settings, engine.secrets.jwt_signing_key, engine.config)
+
+
+COMPONENT = Component(name="auth", entities=models.define_entities, routes="hausbox.auth.routes", setup=setup)

@@ -1,0 +1,12 @@
+"""The zone tree."""
+
+from hausbox.core.components import Component
+from hausbox.zones import models
+from hausbox.zones.tree import ZoneTree
+
+
+def setup(engine) -> None:  # noqa: ANN001
+    engine.zones = ZoneTree(engine.db, engine.bus)
+
+
+COMPONENT = Component(name="zones", entities=models.define_entities, routes="hausbox.zones.routes", setup=setup)

@@ -23,12 +23,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Callable, Mapping
 
-if TYPE_CHECKING:
-    from hausbox.engine import Engine
-
-Hook = Callable[["Engine"], None]
+# A hook gets the engine (typed loosely: core sits below the engine that imports it).
+Hook = Callable[[Any], None]
 STAGES = ("start", "stop", "disconnect", "final_write")
 
 

@@ -39,6 +39,7 @@ class Config:
     ws_backlog_bytes: int = 2 << 20  # unread WebSocket bytes before a client is dropped
     order_confirm_s: float = 30.0  # delivery-confirmation wait (spec: 30 s)
     clock_skew_ms: int = 0  # testing aid: shifts the engine's clock (schedules, timers)
+    strict_events: bool = False  # testing aid: every emitted payload is checked against its TypedDict
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Config":
@@ -55,4 +56,5 @@ class Config:
             ws_backlog_bytes=_int(env, "HAUSBOX_WS_BACKLOG_BYTES", 2 << 20),
             order_confirm_s=float(env.get("HAUSBOX_ORDER_CONFIRM_S") or 30.0),
             clock_skew_ms=_int(env, "HAUSBOX_CLOCK_SKEW_MS", 0),
+            strict_events=_flag(env.get("HAUSBOX_STRICT_EVENTS"), False),
         )

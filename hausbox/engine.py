@@ -19,6 +19,7 @@ from hausbox.core import settings as settings_module
 from hausbox.core.bus import EventBus
 from hausbox.core.clock import Clock
 from hausbox.core.components import Component, discover
+from hausbox.core.event_payloads import CORE_EVENTS
 from hausbox.core.logs import setup_logging
 from hausbox.core.settings import SettingsStore
 from hausbox.core.workers import Worker, Workers
@@ -56,7 +57,10 @@ class Engine:
         self.components = components if components is not None else discover()
         config.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_ring, self.redactor = setup_logging(config.data_dir / "logs", config.log_level)
-        self.bus = EventBus()
+        self.bus = EventBus(strict=config.strict_events)
+        self.bus.declare(CORE_EVENTS)
+        for component in self.components:
+            self.bus.declare(component.events)
         self.log_ring.add_listener(lambda entry: self.bus.emit("log.entry", **entry))
         # Workers: the subscribers that may wait (orders, database, HTTP), each on its own queue.
         self.workers = Workers(self.bus)

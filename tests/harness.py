@@ -92,6 +92,7 @@ class Server:
             "HAUSBOX_MDNS": "0",
             "HAUSBOX_BCRYPT_ROUNDS": "4",
             "HAUSBOX_LOGIN_RATE": "1000",
+            "HAUSBOX_STRICT_EVENTS": "1",  # every emitted payload checked against its declaration
             "LOG_LEVEL": "info",
             "TZ": "UTC",
             **self.extra_env,

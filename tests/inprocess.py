@@ -71,7 +71,7 @@ class FakeIntegration:
 
 def build_engine(data_dir: Path, clock: Any = None, **config: Any) -> tuple[Engine, FakeIntegration]:
     """An engine on ``data_dir`` (a ``ManualClock`` may drive its time) with the fake integration."""
-    engine = Engine(Config(data_dir=data_dir, log_level="warn", mdns=False, bcrypt_rounds=4, **config), clock=clock)
+    engine = Engine(Config(data_dir=data_dir, log_level="warn", mdns=False, bcrypt_rounds=4, strict_events=True, **config), clock=clock)
     fake = engine.integrations.register({"id": FAKE_ID, "name": "Fake", "version": "1.0.0"}, FakeIntegration)
     engine.workers.start()
     fake.settle = lambda: settle(engine)

@@ -1,6 +1,6 @@
 """The activity feed: what happened in the home."""
 
-from hausbox.activity import models
+from hausbox.activity import events, models
 from hausbox.activity.feed import ActivityFeed
 from hausbox.core.components import Component
 
@@ -13,6 +13,7 @@ def setup(engine) -> None:  # noqa: ANN001
 
 COMPONENT = Component(
     name="activity",
+    events=events.EVENTS,
     requires=("zonecontrol",),
     entities=models.define_entities,
     routes="hausbox.activity.routes",

@@ -1,6 +1,6 @@
 """The auth domain: users, sessions, API tokens."""
 
-from hausbox.auth import models
+from hausbox.auth import events, models
 from hausbox.auth.service import AuthService
 from hausbox.core.components import Component
 
@@ -9,4 +9,4 @@ def setup(engine) -> None:  # noqa: ANN001 - the Engine (import cycle otherwise)
     engine.auth = AuthService(engine.db, engine.bus, engine.settings, engine.secrets.jwt_signing_key, engine.config)
 
 
-COMPONENT = Component(name="auth", entities=models.define_entities, routes="hausbox.auth.routes", setup=setup)
+COMPONENT = Component(name="auth", events=events.EVENTS, entities=models.define_entities, routes="hausbox.auth.routes", setup=setup)

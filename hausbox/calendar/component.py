@@ -1,6 +1,6 @@
 """The calendar: weekly slots that switch modes."""
 
-from hausbox.calendar import models
+from hausbox.calendar import events, models
 from hausbox.calendar.service import CalendarService
 from hausbox.core.components import Component
 
@@ -11,6 +11,7 @@ def setup(engine) -> None:  # noqa: ANN001
 
 COMPONENT = Component(
     name="calendar",
+    events=events.EVENTS,
     requires=("modes",),
     entities=models.define_entities,
     routes="hausbox.calendar.routes",

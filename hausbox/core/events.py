@@ -84,3 +84,5 @@ INTERNAL_EVENTS: frozenset[str] = frozenset(
 )
 
 ALL_EVENTS: frozenset[str] = PUBLIC_EVENTS | INTERNAL_EVENTS
+
+

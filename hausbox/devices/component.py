@@ -1,7 +1,7 @@
 """Devices: the in-memory registry on the message path, battery alerts."""
 
 from hausbox.core.components import Component
-from hausbox.devices import models, snapshot
+from hausbox.devices import events, models, snapshot
 from hausbox.devices.battery import BatteryMonitor
 from hausbox.devices.manager import DeviceManager
 
@@ -18,6 +18,7 @@ def start(engine) -> None:  # noqa: ANN001
 
 COMPONENT = Component(
     name="devices",
+    events=events.EVENTS,
     requires=("zones",),
     entities=models.define_entities,
     routes="hausbox.devices.routes",

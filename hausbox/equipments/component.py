@@ -1,7 +1,7 @@
 """Equipments: bindings, orders, delivery confirmation, timed actions, freshness, VMC, cameras."""
 
 from hausbox.core.components import Component
-from hausbox.equipments import models, timed_command
+from hausbox.equipments import events, models, timed_command
 from hausbox.equipments.camera import CameraProxy
 from hausbox.equipments.confirmation import DeliveryConfirmation
 from hausbox.equipments.freshness import FreshnessBudget
@@ -35,6 +35,7 @@ def stop(engine) -> None:  # noqa: ANN001
 
 COMPONENT = Component(
     name="equipments",
+    events=events.EVENTS,
     requires=("devices", "integrations", "zones"),
     entities=models.define_entities,
     routes="hausbox.equipments.routes",

@@ -1,6 +1,7 @@
 """Integrations: the registry of built-in and installed integrations."""
 
 from hausbox.core.components import Component
+from hausbox.integrations import events
 from hausbox.integrations.registry import IntegrationRegistry
 
 
@@ -12,6 +13,7 @@ def setup(engine) -> None:  # noqa: ANN001
 
 COMPONENT = Component(
     name="integrations",
+    events=events.EVENTS,
     requires=("devices",),
     routes="hausbox.integrations.routes",
     setup=setup,

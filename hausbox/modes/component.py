@@ -1,7 +1,7 @@
 """Modes: named home states with per-zone impacts."""
 
 from hausbox.core.components import Component
-from hausbox.modes import models
+from hausbox.modes import events, models
 from hausbox.modes.references import References
 from hausbox.modes.service import ModeService
 
@@ -12,4 +12,4 @@ def setup(engine) -> None:  # noqa: ANN001
     engine.modes = ModeService(engine.db, engine.bus, engine.clock, engine.zones, engine.orders, engine.action_refs)
 
 
-COMPONENT = Component(name="modes", requires=("equipments", "zones"), entities=models.define_entities, routes="hausbox.modes.routes", setup=setup)
+COMPONENT = Component(name="modes", events=events.EVENTS, requires=("equipments", "zones"), entities=models.define_entities, routes="hausbox.modes.routes", setup=setup)

@@ -1,7 +1,7 @@
 """Recipes: automation instances driven by the pipeline's events (started on system.started)."""
 
 from hausbox.core.components import Component
-from hausbox.recipes import models
+from hausbox.recipes import events, models
 from hausbox.recipes.manager import RecipeManager
 
 
@@ -14,6 +14,7 @@ def setup(engine) -> None:  # noqa: ANN001
 
 COMPONENT = Component(
     name="recipes",
+    events=events.EVENTS,
     requires=("activity", "modes", "zonecontrol"),
     entities=models.define_entities,
     routes="hausbox.recipes.routes",

@@ -1,6 +1,7 @@
 """System: sunlight, time zone, health and logs routes (alarms and health are the engine's own)."""
 
 from hausbox.core.components import Component
+from hausbox.system import events
 from hausbox.system.sunlight import Sunlight
 
 
@@ -10,6 +11,7 @@ def setup(engine) -> None:  # noqa: ANN001
 
 COMPONENT = Component(
     name="system",
+    events=events.EVENTS,
     routes="hausbox.system.routes",
     setup=setup,
     start=lambda engine: engine.sunlight.start(),

@@ -1,6 +1,7 @@
 """Zone control: aggregation up the tree, zone orders."""
 
 from hausbox.core.components import Component
+from hausbox.zonecontrol import events
 from hausbox.zonecontrol.aggregation import ZoneAggregator
 from hausbox.zonecontrol.orders import ZoneOrders
 
@@ -11,4 +12,4 @@ def setup(engine) -> None:  # noqa: ANN001
     engine.zone_orders = ZoneOrders(engine.zones, equipments, engine.orders)
 
 
-COMPONENT = Component(name="zonecontrol", requires=("equipments", "system", "zones"), routes="hausbox.zonecontrol.routes", setup=setup)
+COMPONENT = Component(name="zonecontrol", events=events.EVENTS, requires=("equipments", "system", "zones"), routes="hausbox.zonecontrol.routes", setup=setup)

@@ -168,7 +168,7 @@ def test_recipe_mode_sunlight_and_alarm_events(rig):
 
 
 def test_a_recipe_in_no_known_zone_is_global(rig):
-    rig.engine.bus.emit("recipe.instance.started", instanceId="r-2", recipeId="x", zoneId="gone")
+    rig.engine.bus.emit("recipe.instance.started", instanceId="r-2", recipeId="x")  # an instance the recipe service does not know
     assert rig.feed.query()[0]["zoneId"] is None
 
 

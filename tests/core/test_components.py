@@ -61,7 +61,7 @@ def test_stop_goes_in_stages_and_runs_queued_work_before_disconnecting(tmp_path)
         disconnect=lambda engine: calls.append("disconnect"),
         final_write=lambda engine: calls.append(f"final_write:{engine.state}"),
     )
-    engine = Engine(Config(data_dir=tmp_path / "data", log_level="warn", mdns=False, bcrypt_rounds=4), components=discover() + [probe])
+    engine = Engine(Config(data_dir=tmp_path / "data", log_level="warn", mdns=False, bcrypt_rounds=4, strict_events=True), components=discover() + [probe])
     engine.start()
     assert engine.state == "running" and calls == ["start:starting"]
     engine.stop()

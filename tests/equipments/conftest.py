@@ -139,7 +139,7 @@ class House:
 
 
 def make_engine(data_dir: Any, order_confirm_s: float = 0.3) -> tuple[Engine, FakeIntegration]:
-    engine = Engine(Config(data_dir=data_dir, log_level="warn", mdns=False, bcrypt_rounds=4, order_confirm_s=order_confirm_s))
+    engine = Engine(Config(data_dir=data_dir, log_level="warn", mdns=False, bcrypt_rounds=4, order_confirm_s=order_confirm_s, strict_events=True))
     fake = engine.integrations.register(MANIFEST, FakeIntegration)
     engine.workers.start()
     engine.integrations.start_all()

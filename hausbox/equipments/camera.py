@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Iterator
 import bottle
 
 from hausbox.core.errors import ApiError, NotFound
-from hausbox.equipments.manager import Equipment, EquipmentManager
+from hausbox.equipments.equipment import Equipment
+from hausbox.equipments.manager import EquipmentManager
 
 if TYPE_CHECKING:
     import requests

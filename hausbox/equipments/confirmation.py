@@ -29,7 +29,8 @@ from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import now_ms
 from hausbox.core.workers import Worker
 from hausbox.devices.manager import DeviceManager
-from hausbox.equipments.manager import Equipment, EquipmentManager
+from hausbox.equipments.equipment import Equipment
+from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.orders import OrderService
 from hausbox.system.alarms import Alarms
 

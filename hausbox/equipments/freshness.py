@@ -24,7 +24,7 @@ from typing import Any, Callable
 from hausbox.core.bus import Event, EventBus
 from hausbox.devices.device import Datum
 from hausbox.devices.manager import DeviceManager
-from hausbox.equipments.manager import DataBinding, Equipment
+from hausbox.equipments.equipment import DataBinding, Equipment
 
 MIN_BUDGET_MS = 120_000
 MAX_BUDGET_MS = 1_800_000

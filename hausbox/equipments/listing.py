@@ -7,7 +7,8 @@ from typing import Any, Callable
 from hausbox.core.clock import now_ms
 from hausbox.core.errors import BadRequest
 from hausbox.core.jsonenc import RawJson
-from hausbox.equipments.manager import Equipment, EquipmentManager
+from hausbox.equipments.equipment import Equipment
+from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.types import EQUIPMENT_TYPES, NOT_SUBMETERS
 
 FALLBACK_BUDGET_MS = 10 * 60 * 1000  # the spec's budget when none can be resolved

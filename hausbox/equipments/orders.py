@@ -10,7 +10,8 @@ import gevent
 from hausbox.core.bus import EventBus
 from hausbox.core.errors import ApiError, BadRequest, NotFound, ServiceUnavailable
 from hausbox.devices.device import Order
-from hausbox.equipments.manager import Equipment, EquipmentManager
+from hausbox.equipments.equipment import Equipment
+from hausbox.equipments.manager import EquipmentManager
 from hausbox.integrations.registry import DispatchError, IntegrationRegistry
 from hausbox.system.alarms import Alarms
 

@@ -41,7 +41,8 @@ from hausbox.core.errors import ApiError, BadRequest, Conflict, NotFound
 from hausbox.core.workers import Worker
 from hausbox.equipments import timed_command
 from hausbox.equipments.confirmation import values_match
-from hausbox.equipments.manager import Equipment, EquipmentManager
+from hausbox.equipments.equipment import Equipment
+from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.orders import OrderService, resolve_value
 from hausbox.integrations.registry import IntegrationRegistry
 from hausbox.system.alarms import Alarms

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from hausbox.core.errors import BadRequest
-from hausbox.equipments.manager import Equipment
+from hausbox.equipments.equipment import Equipment
 
 MIN_DURATION_MS = 10_000
 MAX_DURATION_MS = 86_400_000

@@ -12,7 +12,8 @@ from typing import Any
 
 from hausbox.core.errors import BadRequest
 from hausbox.devices.device import Order
-from hausbox.equipments.manager import Equipment, EquipmentManager
+from hausbox.equipments.equipment import Equipment
+from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.orders import OrderService
 
 ALIAS = "speed"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 from hausbox.core.clock import iso_utc, next_local_time, parse_hhmm, parse_iso
 
 if TYPE_CHECKING:
-    from hausbox.equipments.manager import Equipment
+    from hausbox.equipments.equipment import Equipment
     from hausbox.recipes.context import RecipeContext, ValidationContext
 
 _DURATION = re.compile(r"^(\d+)\s*(s|m|h)$")

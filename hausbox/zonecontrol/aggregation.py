@@ -20,7 +20,8 @@ from typing import Any, Callable
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.jsonenc import dumps
-from hausbox.equipments.manager import Equipment, EquipmentManager
+from hausbox.equipments.equipment import Equipment
+from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.types import LIGHT_TYPES, NOT_SUBMETERS
 from hausbox.zones.tree import ZoneTree
 

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hausbox.core.errors import ApiError, BadRequest
-from hausbox.equipments.manager import Equipment, EquipmentManager
+from hausbox.equipments.equipment import Equipment
+from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.orders import OrderService
 from hausbox.equipments.types import LIGHT_TYPES
 from hausbox.zones.tree import ZoneTree

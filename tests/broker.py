@@ -1,64 +1,17 @@
-"""A real mosquitto broker on a loopback port, started and stopped by the tests."""
+"""A real mosquitto broker on a loopback port (tools/benchlib/mosquitto.py), and a test-side MQTT client."""
 
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 import time
-from pathlib import Path
 from typing import Any
 
 import paho.mqtt.client as mqtt
 
-from tests.harness import free_port
+from tools.benchlib.mosquitto import Mosquitto
 
-MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-
-
-class Broker:
-    def __init__(self, workdir: Path, password_file: Path | None = None):
-        self.workdir = workdir
-        self.port = free_port()
-        self.process: subprocess.Popen | None = None
-        self.password_file = password_file
-        workdir.mkdir(parents=True, exist_ok=True)
-
-    @property
-    def url(self) -> str:
-        return f"mqtt://127.0.0.1:{self.port}"
-
-    def start(self, timeout: float = 10.0) -> "Broker":
-        config = self.workdir / "mosquitto.conf"
-        lines = [f"listener {self.port} 127.0.0.1", "persistence false", "log_dest stderr", "log_type error", "log_type warning"]
-        if self.password_file:
-            lines += ["allow_anonymous false", f"password_file {self.password_file}"]
-        else:
-            lines.append("allow_anonymous true")
-        config.write_text("\n".join(lines) + "\n")
-        log = open(self.workdir / "mosquitto.log", "ab")
-        self.process = subprocess.Popen([MOSQUITTO, "-c", str(config)], stdout=log, stderr=log)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                import socket
-
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return self
-            except OSError:
-                if self.process.poll() is not None:
-                    raise RuntimeError(f"mosquitto exited: {(self.workdir / 'mosquitto.log').read_text()}")
-                time.sleep(0.05)
-        raise RuntimeError("mosquitto did not start")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
-
-    def restart(self) -> "Broker":
-        self.stop()
-        return self.start()
+# The benchmark starts its broker the same way: one start-up for both.
+Broker = Mosquitto
 
 
 class Mqtt:

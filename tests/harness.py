@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,14 +14,10 @@ from typing import Any
 import requests
 import websocket
 
+from tools.benchlib.mosquitto import free_port  # one way to pick a loopback port, shared with the broker
+
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "correct-horse-42"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 class Api:

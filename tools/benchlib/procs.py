@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,20 +13,15 @@ from typing import Any
 
 import requests
 
+from benchlib.mosquitto import Mosquitto, free_port
+
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = ROOT / "tools"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
 
 def log(message: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # ---- /proc -------------------------------------------------------------------------------------
@@ -125,61 +118,9 @@ def dir_bytes(path: Path) -> dict[str, int]:
 
 
 # ---- mosquitto ---------------------------------------------------------------------------------
-class Broker:
+class Broker(Mosquitto):
     def __init__(self, workdir: Path):
-        self.workdir = workdir
-        self.port = free_port()
-        self.process: subprocess.Popen | None = None
-
-    @property
-    def pid(self) -> int | None:
-        return self.process.pid if self.process else None
-
-    def start(self, timeout: float = 10.0) -> "Broker":
-        self.workdir.mkdir(parents=True, exist_ok=True)
-        config = self.workdir / "mosquitto.conf"
-        config.write_text(
-            "\n".join(
-                [
-                    f"listener {self.port} 127.0.0.1",
-                    "allow_anonymous true",
-                    "persistence false",
-                    "sys_interval 1",  # $SYS counters (dropped messages) every second
-                    "log_dest stderr",
-                    "log_type error",
-                    "log_type warning",
-                ]
-            )
-            + "\n"
-        )
-        out = open(self.workdir / "mosquitto.log", "ab")
-        self.process = subprocess.Popen([MOSQUITTO, "-c", str(config)], stdout=out, stderr=out, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
-                    return self
-            except OSError:
-                if self.process.poll() is not None:
-                    raise RuntimeError(f"mosquitto exited: {(self.workdir / 'mosquitto.log').read_text(errors='replace')[-2000:]}")
-                time.sleep(0.05)
-        raise RuntimeError("mosquitto did not start")
-
-    def version(self) -> str | None:
-        try:
-            out = subprocess.run([MOSQUITTO, "-h"], capture_output=True, text=True, timeout=5).stdout
-            return out.splitlines()[0].strip() if out else None
-        except Exception:  # noqa: BLE001
-            return None
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        super().__init__(workdir, extra_config=("sys_interval 1",))  # $SYS counters (dropped messages) every second
 
 
 # ---- the service -------------------------------------------------------------------------------

@@ -4,30 +4,23 @@ Integrations call ``upsert_from_discovery``, ``remove_stale``, ``update_data`` a
 ``update_status`` (the device half of the plugin API). ``update_data`` is the hot path of the whole
 engine: it touches no database and emits ``device.data.updated`` only for values that changed
 (or for the categories where a repeat is news: a second button press, a new detection).
-The database holds what describes devices; their volatile state (status, last seen, values and
-their times) lives in memory and is written to a compact snapshot file (``devices/snapshot.py``)
-every ``FLUSH_INTERVAL_S`` when something changed, and at shutdown: about 40 KB for 500 devices,
-instead of rewriting most of two tables (and their WAL) every few minutes.
+How devices are loaded and their volatile state kept on disk is ``devices/persistence.py``.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import uuid
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-import gevent
-import gevent.event
-import gevent.lock
 from pony import orm
 
 from hausbox.core.bus import EventBus
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.errors import BadRequest, NotFound
 from hausbox.core.jsonenc import join_array
-from hausbox.devices import snapshot
+from hausbox.devices import handover, persistence, snapshot
 from hausbox.devices.categories import (
     CATEGORY_UNITS,
     KEY_CATEGORIES,
@@ -40,30 +33,12 @@ from hausbox.devices.values import coerce
 
 log = logging.getLogger("hausbox.device-manager")
 
-# 12 snapshots an hour of ~40 KB for 500 devices x 8 data (0.45 MB/h): what a power cut loses (at
-# most this long of changes) comes back with the devices' next messages.
-FLUSH_INTERVAL_S = 300.0
-STOP_WAIT_S = 30.0  # for a snapshot being written when the engine stops
 HEARTBEAT_MIN_INTERVAL_MS = 5_000
-STATUSES = ("online", "offline", "unknown")
-
-
-def _json_column(text: str | None) -> Any:
-    return json.loads(text) if text else None
-
-
-def _write_in_thread(path: Path, body: bytes) -> tuple[int, Exception | None]:
-    """``snapshot.write``, its failure returned (raised in a pool thread, gevent would also print it)."""
-    try:
-        return snapshot.write(path, body), None
-    except Exception as error:
-        return 0, error
 
 
 class DeviceManager:
     def __init__(self, db: orm.Database, bus: EventBus, zone_exists: Callable[[str], bool], *, state_path: Path):
         self._db = db
-        self._state_path = state_path
         self._bus = bus
         self._zone_exists = zone_exists
         self._by_id: dict[str, Device] = {}
@@ -72,13 +47,8 @@ class DeviceManager:
         self._by_source: dict[tuple[str, str], Device] = {}
         self._data: dict[str, Datum] = {}
         self._orders: dict[str, Order] = {}
-        # Volatile state changes: counted on the hot path (one integer increment), and the count the
-        # last snapshot written holds; a flush with nothing new writes nothing.
-        self._changes = 0
-        self._persisted = 0
-        self._write_lock = gevent.lock.Semaphore()
-        self._stopping = gevent.event.Event()
-        self._flusher: gevent.Greenlet | None = None
+        # Volatile state: the hot path counts changes (one increment); the keeper writes the snapshot.
+        self._state = persistence.SnapshotKeeper(state_path, lambda: self._by_id.values())
         # Called with the ids of data and orders that no longer exist (bindings on them cascade away).
         self._removal_listeners: list[Callable[[set[str], set[str]], None]] = []
         self._load()
@@ -93,99 +63,25 @@ class DeviceManager:
 
     # ---- loading and persistence -------------------------------------------------------------
     def _load(self) -> None:
-        # Plain rows, not ORM objects: hydrating thousands of Pony entities was half a second of boot.
+        for device in persistence.load_devices(self._db):
+            self._index(device)
+            for datum in device.data.values():
+                self._data[datum.id] = datum
+            for order in device.orders.values():
+                self._orders[order.id] = order
         with orm.db_session:
-            for (id_, integration_id, source_id, name, customised, manufacturer, model, ieee, zone_id, source, power_source,
-                 raw_expose, created_at, updated_at) in self._db.select(
-                "SELECT id, integration_id, source_device_id, name, name_customised, manufacturer, model, ieee_address,"
-                " zone_id, source, power_source, raw_expose, created_at, updated_at FROM devices"
-            ):  # fmt: skip
-                device = Device(
-                    id=id_, integration_id=integration_id, source_device_id=source_id, name=name, name_customised=bool(customised),
-                    manufacturer=manufacturer, model=model, ieee_address=ieee, zone_id=zone_id, source=source,
-                    power_source=power_source, raw_expose=_json_column(raw_expose), created_at=created_at, updated_at=updated_at,
-                )  # fmt: skip
-                device.status = "unknown"
-                self._index(device)
-            for id_, device_id, key, type_, category, unit, enum_values in self._db.select(
-                "SELECT id, device_id, key, type, category, unit, enum_values FROM device_data"
-            ):
-                device = self._by_id.get(device_id)
-                if device is not None:
-                    datum = Datum(id_, device, key, type_, category, unit, _json_column(enum_values))
-                    device.data[key] = self._data[id_] = datum
-            for id_, device_id, key, type_, category, low, high, enum_values, unit, dispatch in self._db.select(
-                "SELECT id, device_id, key, type, category, min_value, max_value, enum_values, unit, dispatch_config FROM device_orders"
-            ):
-                device = self._by_id.get(device_id)
-                if device is not None:
-                    spec = OrderSpec(key, type_, category, low, high, _json_column(enum_values), unit, _json_column(dispatch) or {})
-                    device.orders[key] = self._orders[id_] = Order(id_, device, spec)
-            handover = self._read_handover()
-        if handover is not None:
-            self._restore(handover)
-        saved = snapshot.read(self._state_path)
+            handed_over = handover.read(self._db)
+        if handed_over is not None:
+            self._restore(handed_over)
+        saved = snapshot.read(self._state.path)
         if saved is not None:
             self._restore(saved)  # written after any handover: the newer values
-        if handover is not None:
-            self._finish_handover()
+        if handed_over is not None:
+            handover.finish(self._db, self._state.write_now, self._state.path.name)
 
     def _restore(self, states: dict[str, snapshot.DeviceState]) -> None:
-        """Overlay saved volatile state on the devices and data that still exist."""
-        stale = 0
-        for device_id, state in states.items():
-            device = self._by_id.get(device_id)
-            if device is None:
-                stale += 1  # removed after the state was saved
-                continue
-            if state.status in STATUSES:
-                device.status = state.status
-            device.last_seen = state.last_seen
-            for key, (value, last_updated, last_changed) in state.data.items():
-                datum = device.data.get(key)
-                if datum is None:
-                    stale += 1
-                else:
-                    datum.value, datum.last_updated, datum.last_changed = value, last_updated, last_changed
-        if stale:
-            self._changes += 1  # the next snapshot leaves them out
-
-    # The upgrade to migration 0011: the values the database held, handed over once in two tables.
-    _HANDOVER_TABLES = ("device_state_handover", "datum_state_handover")
-
-    def _read_handover(self) -> dict[str, snapshot.DeviceState] | None:
-        names = ", ".join(f"'{name}'" for name in self._HANDOVER_TABLES)
-        present = self._db.execute(f"SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ({names})").fetchall()
-        if len(present) != len(self._HANDOVER_TABLES):
-            return None
-        states: dict[str, snapshot.DeviceState] = {}
-        for device_id, status, last_seen in self._db.execute("SELECT device_id, status, last_seen FROM device_state_handover"):
-            states[device_id] = snapshot.DeviceState(status, last_seen)
-        for device_id, key, value, last_updated, last_changed in self._db.execute(
-            "SELECT device_id, key, value, last_updated, last_changed FROM datum_state_handover"
-        ):
-            try:
-                decoded = json.loads(value) if value is not None else None
-            except ValueError:
-                decoded = None
-            state = states.setdefault(device_id, snapshot.DeviceState("unknown"))
-            state.data[key] = (decoded, last_updated, last_changed)
-        return states
-
-    def _finish_handover(self) -> None:
-        """Write the handed-over values into the snapshot; only then drop the handover tables."""
-        try:
-            with self._write_lock:
-                changes = self._changes
-                self._write_snapshot()
-                self._persisted = changes
-            with orm.db_session:
-                for table in self._HANDOVER_TABLES:
-                    self._db.execute(f"DROP TABLE IF EXISTS {table}")
-        except Exception:
-            log.exception("could not move the device values of the database into the snapshot (tried again at the next start)")
-            return
-        log.info("device values moved from the database into %s", self._state_path.name)
+        if persistence.restore(self._by_id, states):
+            self._state.changes += 1  # the next snapshot leaves the gone ones out
 
     def _index(self, device: Device) -> None:
         self._membership += 1
@@ -193,58 +89,14 @@ class DeviceManager:
         self._by_source[(device.integration_id, device.source_device_id)] = device
 
     def start(self) -> None:
-        self._stopping.clear()
-        self._flusher = gevent.spawn(self._flush_loop)
+        self._state.start()
 
     def stop(self) -> None:
-        if self._flusher is not None:
-            self._stopping.set()
-            self._flusher.join(STOP_WAIT_S)  # a snapshot under way is finished, not cut
-            if not self._flusher.dead:
-                self._flusher.kill(block=False)
-                log.error("a device state snapshot still being written after %.0f s: not writing another", STOP_WAIT_S)
-                return
-            self._flusher = None
-        try:
-            self.flush()
-        except Exception:
-            log.exception("could not write the device state snapshot at stop (the previous one is kept)")
-
-    def _flush_loop(self) -> None:
-        while not self._stopping.wait(FLUSH_INTERVAL_S):
-            try:
-                self.flush()
-            except Exception:
-                log.exception("could not write the device state snapshot (values kept in memory, retried next round)")
+        self._state.stop()
 
     def flush(self) -> bool:
         """Write the snapshot of every device's volatile state, if any changed since the last one."""
-        with self._write_lock:
-            changes = self._changes
-            if changes == self._persisted:
-                return False
-            self._write_snapshot()
-            self._persisted = changes
-            return True
-
-    def _write_snapshot(self) -> int:
-        """Encode here (a consistent view: no other greenlet runs meanwhile); compress and write in a
-        thread, so that an SD card's slow fsync does not pause the message path."""
-        states: dict[str, snapshot.DeviceState] = {}
-        for device in self._by_id.values():
-            data = {
-                datum.key: (datum.value, datum.last_updated, datum.last_changed)
-                for datum in device.data.values()
-                if datum.last_updated is not None or datum.value is not None or datum.last_changed is not None
-            }
-            if data or device.last_seen is not None or device.status != "unknown":
-                states[device.id] = snapshot.DeviceState(device.status, device.last_seen, data)
-        body = snapshot.encode(states, now_ms())
-        size, error = gevent.get_hub().threadpool.apply(_write_in_thread, (self._state_path, body))
-        if error is not None:
-            raise error
-        log.debug("device state snapshot: %d devices, %d bytes", len(states), size)
-        return size
+        return self._state.flush()
 
     # ---- reads -------------------------------------------------------------------------------
     def get(self, device_id: str) -> Device | None:
@@ -356,7 +208,7 @@ class DeviceManager:
             self._db.DeviceData[device.data[key].id].delete()
             del self._data[device.data.pop(key).id]
         if gone:
-            self._changes += 1  # a key declared again later starts without the old value
+            self._state.changes += 1  # a key declared again later starts without the old value
         self._removed(gone, set())
         for key, spec in wanted.items():
             datum = device.data.get(key)
@@ -407,7 +259,7 @@ class DeviceManager:
         now = now_ms()
         device.last_seen = now
         device.touched()
-        self._changes += 1
+        self._state.changes += 1
         if device.status != "online":
             self._set_status(device, "online")
         emit = self._bus.emit
@@ -449,19 +301,19 @@ class DeviceManager:
 
     def update_status(self, integration_id: str, source_device_id: str, status: str) -> None:
         device = self._by_source.get((integration_id, source_device_id))
-        if device is None or status not in STATUSES:
+        if device is None or status not in persistence.STATUSES:
             return
         if status == "online":
             device.last_seen = now_ms()
             device.touched()
-            self._changes += 1
+            self._state.changes += 1
         if device.status != status:
             self._set_status(device, status)
 
     def _set_status(self, device: Device, status: str) -> None:
         device.status = status
         device.touched()
-        self._changes += 1
+        self._state.changes += 1
         self._bus.emit("device.status_changed", deviceId=device.id, deviceName=device.name, status=status)
 
     # ---- user-facing changes -----------------------------------------------------------------
@@ -491,7 +343,7 @@ class DeviceManager:
         for order in device.orders.values():
             self._orders.pop(order.id, None)
         del self._by_id[device_id]
-        self._changes += 1  # the next snapshot leaves it out
+        self._state.changes += 1  # the next snapshot leaves it out
         self._membership += 1
         self._by_source.pop((device.integration_id, device.source_device_id), None)
         self._removed({d.id for d in device.data.values()}, {o.id for o in device.orders.values()})

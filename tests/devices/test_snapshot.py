@@ -19,7 +19,7 @@ import pytest
 
 from hausbox.core.database import migrate
 from hausbox.devices import manager as manager_module
-from hausbox.devices import snapshot
+from hausbox.devices import persistence, snapshot
 from hausbox.devices.device import stable_id
 from hausbox.devices.discovery import DataSpec
 from tests.inprocess import FAKE_ID, build_engine
@@ -126,7 +126,7 @@ def test_a_flush_writes_only_when_something_changed(data_dir, monkeypatch):
 
 
 def test_the_flusher_writes_periodically_and_stop_writes_the_rest(data_dir, monkeypatch):
-    monkeypatch.setattr(manager_module, "FLUSH_INTERVAL_S", 0.05)
+    monkeypatch.setattr(persistence, "FLUSH_INTERVAL_S", 0.05)
     engine, fake = build_engine(data_dir)
     engine.devices.start()
     fake.discover("meter", METER)
@@ -446,7 +446,7 @@ def test_a_500_device_home_snapshots_in_well_under_100_kb(data_dir, monkeypatch)
             fake.report(f"device-{i:03d}", payload)
         assert engine.devices.flush() is True
         size = state_file(data_dir).stat().st_size
-        print(f"snapshot of 500 devices x 8 data: {size} bytes, {size * 3600 / manager_module.FLUSH_INTERVAL_S / 1e6:.2f} MB/h")
+        print(f"snapshot of 500 devices x 8 data: {size} bytes, {size * 3600 / persistence.FLUSH_INTERVAL_S / 1e6:.2f} MB/h")
         assert size < 100_000
     finally:
         engine.stop()

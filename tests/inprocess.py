@@ -54,18 +54,18 @@ class FakeIntegration:
             raise RuntimeError("radio jammed")
         self.sent.append((device.source_device_id, order_key, value))
         if self.echo:
-            self.context.devices.update_data(FAKE_ID, device.source_device_id, {order_key: value})
+            self.context.devices.update_data(device.source_device_id, {order_key: value})
 
     # helpers for tests
     def discover(self, source_id: str, data: list[DataSpec], orders: list[OrderSpec] | None = None, **fields: Any):
         found = DiscoveredDevice(source_device_id=source_id, data=data, orders=orders or [], **fields)
-        device = self.context.devices.upsert_from_discovery(FAKE_ID, "fake", found)
+        device = self.context.devices.upsert_from_discovery("fake", found)
         self.settle()
         return device
 
     def report(self, source_id: str, payload: dict[str, Any]) -> None:
         """The device reports ``payload``; returns once the workers have handled what it caused."""
-        self.context.devices.update_data(FAKE_ID, source_id, payload)
+        self.context.devices.update_data(source_id, payload)
         self.settle()
 
 

@@ -11,11 +11,10 @@ The context gives the plugin what it may touch and nothing more:
 - ``context.bus``: the event bus (subscribe to what it needs; emit only spec events);
 - ``context.settings``: the settings under ``integration.<id>.`` only (``get``, ``all``, ``set``);
   a change to them restarts the integration, so ``start`` reads them fresh each time;
-- ``context.devices``: the device half of the API on the device manager:
-  ``upsert_from_discovery(context.integration_id, source, DiscoveredDevice)``,
-  ``remove_stale(context.integration_id, present_source_ids)``,
-  ``update_data(context.integration_id, source_device_id, payload, source_timestamp=None)`` and
-  ``update_status(context.integration_id, source_device_id, "online" | "offline")``;
+- ``context.devices``: this integration's devices, and nothing else of the engine
+  (``hausbox.sdk.DeviceHandle``): ``upsert_from_discovery(source, DiscoveredDevice)``,
+  ``remove_stale(present_source_ids)``, ``update_data(source_device_id, payload,
+  source_timestamp=None)`` and ``update_status(source_device_id, "online" | "offline")``;
 - ``context.report_status(status, detail=None)``: call it whenever the connection state changes
   (``connected``, ``disconnected``, ``error``); the engine announces it on the bus;
 - ``context.data_dir``: a folder of the plugin's own for files.
@@ -47,7 +46,7 @@ if TYPE_CHECKING:
     from hausbox.core.bus import EventBus
     from hausbox.core.settings import ScopedSettings
     from hausbox.devices.device import Device
-    from hausbox.devices.manager import DeviceManager
+    from hausbox.sdk.devices import DeviceHandle
 
 API_VERSION = 2
 STATUSES = ("connected", "disconnected", "error", "not_configured")
@@ -82,7 +81,7 @@ class IntegrationContext:
     logger: logging.Logger
     bus: "EventBus"
     settings: "ScopedSettings"
-    devices: "DeviceManager"
+    devices: "DeviceHandle"
     data_dir: Path
     report_status: Callable[[str, str | None], None]
 

@@ -21,6 +21,7 @@ from hausbox.core.settings import SettingsStore
 from hausbox.devices.device import Device, Order
 from hausbox.devices.manager import DeviceManager
 from hausbox.integrations.api import Integration, IntegrationContext
+from hausbox.sdk.devices import DeviceHandle
 
 log = logging.getLogger("hausbox.integration-registry")
 
@@ -73,7 +74,7 @@ class IntegrationRegistry:
             logger=logging.getLogger(f"hausbox.plugin:{integration_id}"),
             bus=self._bus,
             settings=self._settings.scoped(f"integration.{integration_id}."),
-            devices=self._devices,
+            devices=DeviceHandle(self._devices, integration_id),
             data_dir=folder,
             report_status=lambda status, detail=None: self._status_reported(integration_id, status, detail),
         )

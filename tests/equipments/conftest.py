@@ -64,7 +64,7 @@ class FakeIntegration:
             raise RuntimeError(f"{order_key} refused")
         if self.echo:
             payload = {self.echo_keys.get(order_key, order_key): value}
-            report = lambda: self.context.devices.update_data(FAKE_ID, device.source_device_id, payload)  # noqa: E731
+            report = lambda: self.context.devices.update_data(device.source_device_id, payload)  # noqa: E731
             if self.echo_delay_s is None:
                 report()
             else:

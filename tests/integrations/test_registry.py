@@ -95,6 +95,6 @@ def test_a_plugin_of_the_older_order_api_gets_its_dispatch_config(engine):
 
     plugin = engine.integrations.register({"id": "old", "name": "Old"}, OldPlugin)
     spec = OrderSpec("state", "enum", enum_values=["ON", "OFF"], dispatch_config={"topic": "relay/1", "payloadKey": "power"})
-    device = plugin.context.devices.upsert_from_discovery("old", "old", DiscoveredDevice("relay-1", data=[DataSpec("state", "enum")], orders=[spec]))
+    device = plugin.context.devices.upsert_from_discovery("old", DiscoveredDevice("relay-1", data=[DataSpec("state", "enum")], orders=[spec]))
     engine.integrations.dispatch_order(device, device.orders["state"], "ON")
     assert calls == [("relay-1", {"topic": "relay/1", "payloadKey": "power"}, "ON")]

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.recipes.api import InvalidParams, Recipe, Runner, Slot
-from hausbox.recipes.context import RecipeContext, ValidationContext
-from hausbox.recipes.helpers import LIGHT_TYPES, format_duration, parse_duration
+from hausbox.sdk import LIGHT_TYPES, InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, format_duration, parse_duration
 
 LUX_OFF_FACTOR = 1.1
 

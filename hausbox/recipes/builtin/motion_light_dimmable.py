@@ -13,15 +13,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.recipes.api import InvalidParams, Recipe, Slot
 from hausbox.recipes.builtin.motion_light import (
     SLOT_TEXTS,
     MotionLightRunner,
     check_lights,
     light_slots,
 )
-from hausbox.recipes.context import RecipeContext, ValidationContext
-from hausbox.recipes.helpers import in_window
+from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Slot, ValidationContext, in_window
 
 SLOT_COUNT = 3
 BRIGHTNESS = {"min": 1, "max": 254}

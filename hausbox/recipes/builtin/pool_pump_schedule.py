@@ -12,10 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.core.clock import iso_utc
-from hausbox.recipes.api import InvalidParams, Recipe, Runner, Slot
-from hausbox.recipes.context import RecipeContext, ValidationContext
-from hausbox.recipes.helpers import in_window, next_boundary
+from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, in_window, iso_utc, next_boundary
 
 SLOT_COUNT = 3
 PUMP_TYPES = ["pool_pump", "switch", "appliance"]

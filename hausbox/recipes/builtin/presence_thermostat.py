@@ -20,9 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.recipes.api import Action, InvalidParams, Recipe, Runner, Slot
-from hausbox.recipes.context import RecipeContext, ValidationContext
-from hausbox.recipes.helpers import in_window, parse_duration
+from hausbox.sdk import Action, InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, in_window, parse_duration
 
 CHECK_EVERY_S = 60
 MODES = ("comfort", "eco", "night", "cocoon")

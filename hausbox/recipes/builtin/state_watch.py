@@ -17,15 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.core.clock import iso_utc, parse_iso
-from hausbox.recipes.api import InvalidParams, Recipe, Runner, Slot
-from hausbox.recipes.context import RecipeContext, ValidationContext
-from hausbox.recipes.helpers import (
-    as_text,
-    format_duration,
-    next_boundary,
-    parse_duration,
-)
+from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, as_text, format_duration, iso_utc, next_boundary, parse_duration, parse_iso
 
 
 class StateWatchRunner(Runner):

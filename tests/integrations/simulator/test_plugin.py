@@ -18,7 +18,7 @@ from hausbox.integrations.registry import builtin_manifests
 
 
 class FakeDevices:
-    """The device half of the plugin API, recording every call with its (monotonic) time."""
+    """The plugin's device handle (``hausbox.sdk.DeviceHandle``), recording every call with its (monotonic) time."""
 
     def __init__(self) -> None:
         self.upserted: dict[str, Any] = {}
@@ -26,20 +26,20 @@ class FakeDevices:
         self.statuses: dict[str, str] = {}
         self.stale_calls: list[set[str]] = []
 
-    def upsert_from_discovery(self, integration_id: str, source: str, found: Any) -> Any:
-        assert integration_id == "simulator" and source == "simulator"
+    def upsert_from_discovery(self, source: str, found: Any) -> Any:
+        assert source == "simulator"
         self.upserted[found.source_device_id] = found
         return found
 
-    def remove_stale(self, integration_id: str, present: set[str]) -> int:
+    def remove_stale(self, present: set[str]) -> int:
         self.stale_calls.append(set(present))
         return 0
 
-    def update_data(self, integration_id: str, source_device_id: str, payload: dict[str, Any], source_timestamp: str | None = None) -> None:
+    def update_data(self, source_device_id: str, payload: dict[str, Any], source_timestamp: str | None = None) -> None:
         assert source_device_id in self.upserted, "data for a device never discovered"
         self.updates.append((time.monotonic(), source_device_id, dict(payload)))
 
-    def update_status(self, integration_id: str, source_device_id: str, status: str) -> None:
+    def update_status(self, source_device_id: str, status: str) -> None:
         self.statuses[source_device_id] = status
 
 

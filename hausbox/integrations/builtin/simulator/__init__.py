@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-from hausbox.integrations.api import IntegrationContext
 from hausbox.integrations.builtin.simulator.home import VirtualHome
 from hausbox.integrations.builtin.simulator.plugin import SimulatorIntegration
+from hausbox.sdk import IntegrationContext
 
 __all__ = ["create", "SimulatorIntegration", "VirtualHome"]
 

@@ -24,7 +24,7 @@ import random
 import time
 from typing import Any, Iterable
 
-from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
+from hausbox.sdk import DataSpec, DiscoveredDevice, OrderSpec
 
 MANUFACTURER = "Hausbox"
 SHUTTER_TRAVEL_S = 6.0  # a full 0 -> 100 travel

@@ -18,8 +18,8 @@ from typing import Any
 import gevent
 from gevent.pool import Group
 
-from hausbox.integrations.api import IntegrationContext, SettingDef
 from hausbox.integrations.builtin.simulator.home import VirtualHome
+from hausbox.sdk import IntegrationContext, SettingDef
 
 SOURCE = "simulator"
 DEFAULT_ROOMS = 4
@@ -118,7 +118,7 @@ class SimulatorIntegration:
             # The virtual home is gone: its devices are no longer there to answer.
             devices = self._context.devices
             for source_id in home.devices:
-                devices.update_status(self._context.integration_id, source_id, "offline")
+                devices.update_status(source_id, "offline")
         self._set_status("disconnected", None)
 
     def execute_order(self, device: Any, order_key: str, value: Any) -> None:
@@ -135,7 +135,7 @@ class SimulatorIntegration:
         self._context.report_status(status, detail)
 
     def _publish(self, source_id: str, payload: dict[str, Any]) -> None:
-        self._context.devices.update_data(self._context.integration_id, source_id, payload)
+        self._context.devices.update_data(source_id, payload)
 
     def _answer(self, home: VirtualHome, source_id: str, delay: float) -> None:
         gevent.sleep(delay)
@@ -155,17 +155,17 @@ class SimulatorIntegration:
         self._loop(home)
 
     def _discover(self, home: VirtualHome) -> None:
-        devices, integration_id = self._context.devices, self._context.integration_id
+        devices = self._context.devices
         for n, found in enumerate(home.discovered(), 1):
-            devices.upsert_from_discovery(integration_id, SOURCE, found)
+            devices.upsert_from_discovery(SOURCE, found)
             if n % 20 == 0:
                 gevent.sleep(0)  # a big home must not hold up the requests being served
-        removed = devices.remove_stale(integration_id, set(home.devices))
+        removed = devices.remove_stale(set(home.devices))
         if removed:
             self._log.info("removed %d simulated devices the home no longer has", removed)
         now = time.time()
         for source_id, device in home.devices.items():
-            devices.update_status(integration_id, source_id, "online")
+            devices.update_status(source_id, "online")
             self._publish(source_id, device.state(now))
 
     def _animate(self, home: VirtualHome) -> None:
@@ -184,7 +184,6 @@ class SimulatorIntegration:
             return  # no spontaneous messages: devices still answer orders
         tick = min(0.1, max(0.01, 1.0 / rate))
         max_batch = max(1, int(rate * MAX_BACKLOG_S))
-        integration_id = self._context.integration_id
         update = self._context.devices.update_data
         started, due_total, last_error = time.monotonic(), 0, -ERROR_LOG_EVERY_S
         while True:
@@ -199,7 +198,7 @@ class SimulatorIntegration:
                     for n in range(due):
                         report = home.next_report(now)
                         if report is not None:
-                            update(integration_id, report[0], report[1])
+                            update(report[0], report[1])
                             self.sent += 1
                         if n % YIELD_EVERY == YIELD_EVERY - 1:
                             gevent.sleep(0)

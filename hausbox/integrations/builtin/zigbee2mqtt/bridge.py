@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.devices.discovery import DiscoveredDevice
 from hausbox.integrations.builtin.zigbee2mqtt.exposes import parse_exposes
+from hausbox.sdk import DiscoveredDevice
 
 SOURCE = "zigbee2mqtt"
 

@@ -15,8 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from hausbox.devices.categories import KEY_CATEGORIES
-from hausbox.devices.discovery import DataSpec, OrderSpec
+from hausbox.sdk import KEY_CATEGORIES, DataSpec, OrderSpec
 
 ACCESS_PUBLISHED = 1
 ACCESS_SET = 2

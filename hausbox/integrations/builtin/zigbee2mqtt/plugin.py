@@ -19,7 +19,6 @@ import secrets
 from datetime import datetime, timezone
 from typing import Any
 
-from hausbox.integrations.api import API_VERSION, IntegrationContext, SettingDef
 from hausbox.integrations.builtin.zigbee2mqtt.bridge import (
     SOURCE,
     discovered_device,
@@ -37,6 +36,7 @@ from hausbox.integrations.builtin.zigbee2mqtt.topics import (
     availability,
     json_object,
 )
+from hausbox.sdk import API_VERSION, IntegrationContext, SettingDef
 
 DEFAULT_BASE_TOPIC = "zigbee2mqtt"
 MAX_PENDING_AVAILABILITY = 10_000
@@ -182,7 +182,7 @@ class Zigbee2MqttIntegration:
             return
         if self._pending_availability:
             self._pending_availability.pop(name, None)  # a message is newer news than availability
-        self._context.devices.update_data(self.id, name, state, _source_timestamp(state.get("last_seen")))
+        self._context.devices.update_data(name, state, _source_timestamp(state.get("last_seen")))
 
     def _on_availability(self, name: str, payload: bytes) -> None:
         status = availability(payload)
@@ -196,7 +196,7 @@ class Zigbee2MqttIntegration:
                 self._pending_availability.pop(next(iter(self._pending_availability)))
             self._pending_availability[name] = status
         if known is None or name in known:
-            self._context.devices.update_status(self.id, name, status)
+            self._context.devices.update_status(name, status)
 
     def _on_devices(self, payload: bytes) -> None:
         try:
@@ -217,7 +217,7 @@ class Zigbee2MqttIntegration:
                     if name and not is_coordinator(entry):
                         self._log.debug("device %s skipped: %s", name, skip_reason(entry))
                     continue
-                devices.upsert_from_discovery(self.id, SOURCE, found)
+                devices.upsert_from_discovery(SOURCE, found)
                 listed.add(found.source_device_id)
             except Exception:  # noqa: BLE001 - one odd entry must not stop the others
                 self._log.exception("could not read device %s from bridge/devices", name)
@@ -227,11 +227,11 @@ class Zigbee2MqttIntegration:
         if not present:
             self._log.warning("bridge/devices lists no device: the known devices are kept")
             return
-        removed = devices.remove_stale(self.id, present)
+        removed = devices.remove_stale(present)
         self._known = frozenset(listed)
         self._log.info("bridge/devices: %d devices (%d removed)", len(listed), removed)
         for name in [n for n in self._pending_availability if n in self._known]:
-            devices.update_status(self.id, name, self._pending_availability.pop(name))
+            devices.update_status(name, self._pending_availability.pop(name))
 
     def _on_event(self, payload: bytes) -> None:
         event = json_object(payload) or {}

@@ -7,9 +7,7 @@ a ``create(context)`` factory, exactly as a third-party plugin would.
 from __future__ import annotations
 
 import importlib
-import json
 import logging
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,7 @@ from hausbox.devices.device import Device, Order
 from hausbox.devices.manager import DeviceManager
 from hausbox.integrations.api import Integration, IntegrationContext
 from hausbox.sdk.devices import DeviceHandle
+from hausbox.sdk.manifest import builtin_manifests
 
 log = logging.getLogger("hausbox.integration-registry")
 
@@ -41,16 +40,6 @@ class Entry:
         self.last_status: str | None = None
 
 
-def builtin_manifests() -> list[tuple[str, dict[str, Any]]]:
-    """``(module name, manifest)`` of every built-in integration."""
-    found = []
-    for folder in sorted(resources.files("hausbox.integrations.builtin").iterdir(), key=lambda f: f.name):
-        manifest_file = folder / "manifest.json"
-        if folder.is_dir() and manifest_file.is_file():
-            found.append((f"hausbox.integrations.builtin.{folder.name}", json.loads(manifest_file.read_text(encoding="utf-8"))))
-    return found
-
-
 class IntegrationRegistry:
     def __init__(self, bus: EventBus, settings: SettingsStore, devices: DeviceManager, data_dir: Path):
         self._bus = bus
@@ -63,7 +52,7 @@ class IntegrationRegistry:
 
     # ---- loading -----------------------------------------------------------------------------
     def load_builtins(self) -> None:
-        for module_name, manifest in builtin_manifests():
+        for module_name, manifest in builtin_manifests("hausbox.integrations.builtin", "integration"):
             self.register(manifest, importlib.import_module(module_name).create)
 
     def register(self, manifest: dict[str, Any], factory: Any) -> Integration:

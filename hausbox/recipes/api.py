@@ -6,7 +6,8 @@ user creates *instances* (the definition plus parameters). A recipe package expo
     def create_recipe() -> Recipe
 
 and the engine registers what it returns with ``engine.recipes.registry.register(recipe)``
-(built-ins: ``hausbox/recipes/builtin/``, one module each, listed in ``BUILTIN_MODULES``).
+(built-ins: ``hausbox/recipes/builtin/<id>/``, one folder each with ``manifest.json``, its code and
+``texts/<lang>.json``, loaded from their manifests as a plugin is).
 
 The definition
 --------------
@@ -21,7 +22,7 @@ Subclass :class:`Recipe` and set:
   (slots shown together). The engine checks every value against its slot before the recipe sees
   it (a duration is ``"10m"``/``"30s"``/``"1h"`` or ms, at most 31 days; a time is ``"HH:MM"``;
   an equipment or zone must exist); parameters no slot declares are dropped;
-- ``i18n``: ``{"en": {...}, "fr": {...}}``, both required, each with ``name``, ``description``,
+- ``i18n``: ``{"en": {...}, "fr": {...}}`` (``load_texts(__name__)`` reads ``texts/<lang>.json``), both required, each with ``name``, ``description``,
   ``slots`` (``{slot id: {"name", "description"?}}``, every slot) and ``groups``
   (``{group: label}``, every group used). The English texts are the definition's own name,
   description and slot names;

@@ -7,20 +7,9 @@ import logging
 from typing import Any, Callable
 
 from hausbox.recipes.api import Recipe, check_definition
+from hausbox.sdk.manifest import builtin_manifests
 
 log = logging.getLogger("hausbox.recipes")
-
-# The built-in recipes: modules of hausbox.recipes.builtin, each exporting create_recipe().
-BUILTIN_MODULES = (
-    "motion_light",
-    "motion_light_dimmable",
-    "switch_light",
-    "state_watch",
-    "presence_thermostat",
-    "presence_heater",
-    "pool_pump_schedule",
-)
-
 
 class RecipeRegistry:
     def __init__(self) -> None:
@@ -45,9 +34,12 @@ class RecipeRegistry:
         self._listeners.append(listener)
 
     def load_builtins(self) -> None:
-        for name in BUILTIN_MODULES:
-            module = importlib.import_module(f"hausbox.recipes.builtin.{name}")
-            self.register(module.create_recipe())
+        """Every folder of hausbox.recipes.builtin with a recipe manifest, as a plugin would be loaded."""
+        for module_name, manifest in builtin_manifests("hausbox.recipes.builtin", "recipe"):
+            recipe = importlib.import_module(module_name).create_recipe()
+            if recipe.id != manifest["id"]:
+                raise ValueError(f"{module_name}: the recipe's id {recipe.id} is not its manifest's {manifest['id']}")
+            self.register(recipe)
 
     def get(self, recipe_id: str) -> Recipe | None:
         return self._recipes.get(recipe_id)

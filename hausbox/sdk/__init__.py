@@ -19,6 +19,11 @@ commands), return a :class:`Runner` from ``create_instance(params, ctx)``; ``ctx
 ``ctx.state``, ``ctx.helpers``, ``ctx.log``). Handlers and timers run in the recipes worker,
 in order, never on the message path. The full contract: ``hausbox/recipes/api.py``.
 
+Packaging: a plugin folder holds ``manifest.json`` (checked by :func:`check_manifest`; built-in
+integrations and recipes have one too, ``type`` ``integration`` or ``recipe``) and its texts, one
+file per language: ``texts/en.json``, ``texts/fr.json``, read with ``load_texts(__name__)`` (a
+recipe's ``i18n``).
+
 Helpers: durations (``parse_duration``, ``format_duration``), time windows (``in_window``,
 ``next_boundary``), ``as_text``, ``LIGHT_TYPES``, ``KEY_CATEGORIES`` (well-known data keys and
 their categories), timestamps (``iso_utc``, ``parse_iso``).
@@ -32,6 +37,7 @@ from hausbox.recipes.api import Action, InvalidParams, Recipe, Runner, Slot
 from hausbox.recipes.context import RecipeContext, ValidationContext
 from hausbox.recipes.helpers import LIGHT_TYPES, as_text, format_duration, in_window, next_boundary, parse_duration
 from hausbox.sdk.devices import DeviceHandle
+from hausbox.sdk.manifest import ManifestError, check_manifest, load_texts
 
 SDK_VERSION = "1.0"
 
@@ -54,6 +60,10 @@ __all__ = [
     "Runner",
     "Slot",
     "ValidationContext",
+    # plugin packaging: manifest.json, texts/<lang>.json
+    "ManifestError",
+    "check_manifest",
+    "load_texts",
     # helpers
     "KEY_CATEGORIES",
     "LIGHT_TYPES",

@@ -8,7 +8,9 @@ import pytest
 
 from hausbox.recipes.api import Action, Recipe, Slot, check_definition
 from hausbox.recipes.helpers import format_duration, in_window, parse_duration
-from hausbox.recipes.registry import BUILTIN_MODULES, RecipeRegistry
+from hausbox.recipes.registry import RecipeRegistry
+from hausbox.sdk import load_texts
+from hausbox.sdk.manifest import builtin_manifests
 
 TEXTS = {
     "en": {"name": "Lamp", "description": "d", "slots": {"ask": {"name": "Ask first"}}, "groups": {}},
@@ -32,9 +34,16 @@ def test_the_builtins_are_registered_through_the_api_with_english_and_french_tex
     registry = RecipeRegistry()
     registry.load_builtins()
     ids = {"motion-light", "motion-light-dimmable", "switch-light", "state-watch", "presence-thermostat", "presence-heater", "pool-pump-schedule"}
-    assert {r.id for r in registry.all()} == ids and len(BUILTIN_MODULES) == len(ids)
+    assert {r.id for r in registry.all()} == ids
     for definition in registry.list_json():
         assert definition["id"] == definition["recipeId"]
+    # each is a plugin folder: a recipe manifest, its texts one file per language
+    manifests = builtin_manifests("hausbox.recipes.builtin", "recipe")
+    assert {m["id"] for _, m in manifests} == ids
+    for module_name, manifest in manifests:
+        texts = load_texts(module_name)
+        assert registry.get(manifest["id"]).i18n == texts and set(texts) == {"en", "fr"}
+        assert manifest["name"] == texts["en"]["name"] and manifest["type"] == "recipe"
         assert set(definition["i18n"]) == {"en", "fr"}
         for slot in definition["slots"]:
             assert slot["type"] in ("zone", "equipment", "number", "duration", "time", "boolean", "text", "data-key")

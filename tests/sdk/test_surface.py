@@ -76,3 +76,22 @@ def test_no_import_cycle_in_hausbox():
     for name in sorted(graph):
         visit(name)
     assert cycles == []
+
+
+def test_a_manifest_is_checked_with_clear_errors():
+    import pytest
+
+    from hausbox.sdk import ManifestError, check_manifest
+
+    good = {"id": "my-plugin", "name": "Mine", "version": "1.2.3", "description": "d", "icon": "x"}
+    assert check_manifest(good)["type"] == "integration"  # the spec's default
+    for broken, message in (
+        ({**good, "version": "1.2"}, "semver"),
+        ({**good, "type": "theme"}, "type must be one of integration, recipe"),
+        ({k: v for k, v in good.items() if k != "icon"}, "icon is required"),
+        ({**good, "id": "Bad Id"}, "id must be"),
+        ({**good, "apiVersion": "2"}, "apiVersion"),
+        ([], "not a JSON object"),
+    ):
+        with pytest.raises(ManifestError, match=message):
+            check_manifest(broken)

@@ -14,7 +14,7 @@ import pytest
 from hausbox.integrations.api import IntegrationContext
 from hausbox.integrations.builtin import simulator
 from hausbox.integrations.builtin.simulator.home import VirtualHome
-from hausbox.integrations.registry import builtin_manifests
+from hausbox.sdk.manifest import builtin_manifests
 
 
 class FakeDevices:
@@ -94,7 +94,7 @@ def started(make_plugin, **settings: Any):
 
 
 def test_the_manifest_is_found_and_the_plugin_declares_itself(make_plugin):
-    manifests = dict(builtin_manifests())
+    manifests = dict(builtin_manifests("hausbox.integrations.builtin", "integration"))
     manifest = manifests["hausbox.integrations.builtin.simulator"]
     assert manifest["id"] == "simulator" and manifest["apiVersion"] == 2 and manifest["type"] == "integration"
     plugin, _, _ = make_plugin()

@@ -14,12 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from hausbox.recipes.builtin.motion_light import (
-    SLOT_TEXTS,
     MotionLightRunner,
     check_lights,
     light_slots,
 )
-from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Slot, ValidationContext, in_window
+from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Slot, ValidationContext, in_window, load_texts
 
 SLOT_COUNT = 3
 BRIGHTNESS = {"min": 1, "max": 254}
@@ -37,23 +36,6 @@ def _slot_slots() -> tuple[Slot, ...]:
     return tuple(slots)
 
 
-def _texts(lang: str) -> dict[str, Any]:
-    slots = dict(SLOT_TEXTS[lang])
-    if lang == "en":
-        slots["brightness"] = {"name": "Brightness", "description": "Brightness outside the time slots (1-254)"}
-        for n in range(1, SLOT_COUNT + 1):
-            slots[f"slot{n}Start"] = {"name": "From", "description": f"Start of time slot {n} (HH:MM)"}
-            slots[f"slot{n}End"] = {"name": "To", "description": f"End of time slot {n} (HH:MM, may be past midnight)"}
-            slots[f"slot{n}Brightness"] = {"name": "Brightness", "description": f"Brightness during time slot {n} (1-254)"}
-        groups = {f"slot{n}": f"Time slot {n}" for n in range(1, SLOT_COUNT + 1)}
-        return {"name": "Dimmable motion light", "description": "Lights on with motion at a brightness that depends on the time of day", "slots": slots, "groups": groups}
-    slots["brightness"] = {"name": "Luminosité", "description": "Luminosité hors des plages horaires (1-254)"}
-    for n in range(1, SLOT_COUNT + 1):
-        slots[f"slot{n}Start"] = {"name": "De", "description": f"Début de la plage {n} (HH:MM)"}
-        slots[f"slot{n}End"] = {"name": "À", "description": f"Fin de la plage {n} (HH:MM, peut passer minuit)"}
-        slots[f"slot{n}Brightness"] = {"name": "Luminosité", "description": f"Luminosité pendant la plage {n} (1-254)"}
-    groups = {f"slot{n}": f"Plage horaire {n}" for n in range(1, SLOT_COUNT + 1)}
-    return {"name": "Éclairage variable sur détection", "description": "Allume sur mouvement, à une luminosité qui dépend de l'heure", "slots": slots, "groups": groups}
 
 
 def time_slots(params: dict[str, Any]) -> list[tuple[str, str, float]]:
@@ -92,7 +74,7 @@ class DimmableRunner(MotionLightRunner):
 class MotionLightDimmable(Recipe):
     id = "motion-light-dimmable"
     slots = light_slots() + _slot_slots()
-    i18n = {"en": _texts("en"), "fr": _texts("fr")}
+    i18n = load_texts(__name__)  # texts/<lang>.json
 
     def validate(self, params: dict[str, Any], ctx: ValidationContext) -> None:
         check_lights(params, ctx)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, in_window, parse_duration
+from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, in_window, load_texts, parse_duration
 
 CHECK_EVERY_S = 60
 HEATER_TYPES = ["heater", "switch"]
@@ -56,32 +56,7 @@ class PresenceHeater(Recipe):
         Slot("nightStart", "time", group="night"),
         Slot("nightEnd", "time", group="night"),
     )
-    i18n = {
-        "en": {
-            "name": "Presence heater",
-            "description": "Pilot-wire heaters in comfort while someone is there, eco otherwise",
-            "slots": {
-                "zone": {"name": "Zone", "description": "The zone whose presence counts"},
-                "heaters": {"name": "Heaters", "description": "Pilot-wire relays (relay on = eco, off = comfort)"},
-                "timeout": {"name": "Absence delay", "description": "Comfort kept this long after the last motion"},
-                "nightStart": {"name": "From", "description": "Start of the night, always eco (HH:MM)"},
-                "nightEnd": {"name": "To", "description": "End of the night (HH:MM)"},
-            },
-            "groups": {"night": "Night"},
-        },
-        "fr": {
-            "name": "Radiateur de présence",
-            "description": "Radiateurs fil pilote en confort en présence, en éco sinon",
-            "slots": {
-                "zone": {"name": "Zone", "description": "La zone dont la présence compte"},
-                "heaters": {"name": "Radiateurs", "description": "Relais fil pilote (relais fermé = éco, ouvert = confort)"},
-                "timeout": {"name": "Délai d'absence", "description": "Confort maintenu ce délai après le dernier mouvement"},
-                "nightStart": {"name": "Début", "description": "Début de la nuit, toujours en éco (HH:MM)"},
-                "nightEnd": {"name": "Fin", "description": "Fin de la nuit (HH:MM)"},
-            },
-            "groups": {"night": "Nuit"},
-        },
-    }
+    i18n = load_texts(__name__)  # texts/<lang>.json
 
     def validate(self, params: dict[str, Any], ctx: ValidationContext) -> None:
         for index, heater_id in enumerate(params["heaters"]):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.sdk import Action, InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, in_window, parse_duration
+from hausbox.sdk import Action, InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, in_window, load_texts, parse_duration
 
 CHECK_EVERY_S = 60
 MODES = ("comfort", "eco", "night", "cocoon")
@@ -103,30 +103,6 @@ class ThermostatRunner(Runner):
         self.apply(mode, "set by hand")
 
 
-def _texts(lang: str) -> dict[str, Any]:
-    fr = lang == "fr"
-    names = {
-        "zone": ("Zone", "Zone dont la présence compte") if fr else ("Zone", "The zone whose presence counts"),
-        "thermostat": ("Thermostat", "Thermostat dont la consigne est réglée") if fr else ("Thermostat", "The thermostat whose setpoint is set"),
-        "comfortTemp": ("Confort", "Consigne en présence (°C)") if fr else ("Comfort", "Setpoint while someone is there (°C)"),
-        "ecoTemp": ("Éco", "Consigne en absence (°C)") if fr else ("Eco", "Setpoint when nobody is there (°C)"),
-        "timeout": ("Délai d'absence", "Confort maintenu ce délai après le dernier mouvement") if fr else ("Absence delay", "Comfort kept this long after the last motion"),
-        "nightTemp": ("Nuit", "Consigne de nuit (°C)") if fr else ("Night", "Night setpoint (°C)"),
-        "nightStart": ("Début", "Début de la nuit (HH:MM)") if fr else ("From", "Start of the night (HH:MM)"),
-        "nightEnd": ("Fin", "Fin de la nuit (HH:MM)") if fr else ("To", "End of the night (HH:MM)"),
-        "weekdayPreheatStart": ("Semaine : début", "Préchauffage du lundi au vendredi") if fr else ("Weekdays: from", "Preheat Monday to Friday"),
-        "weekdayPreheatEnd": ("Semaine : fin", "Fin du préchauffage en semaine") if fr else ("Weekdays: to", "End of the weekday preheat"),
-        "weekendPreheatStart": ("Week-end : début", "Préchauffage le samedi et le dimanche") if fr else ("Weekend: from", "Preheat on Saturday and Sunday"),
-        "weekendPreheatEnd": ("Week-end : fin", "Fin du préchauffage le week-end") if fr else ("Weekend: to", "End of the weekend preheat"),
-        "cocoonButtons": ("Boutons cocon", "Boutons qui basculent le mode cocon") if fr else ("Cocoon buttons", "Buttons that toggle cocoon mode"),
-        "cocoonTemp": ("Cocon", "Consigne en mode cocon (°C)") if fr else ("Cocoon", "Cocoon setpoint (°C)"),
-    }
-    return {
-        "name": "Thermostat de présence" if fr else "Presence thermostat",
-        "description": "La consigne suit la présence, la nuit et le préchauffage" if fr else "The setpoint follows presence, night and preheat windows",
-        "slots": {slot: {"name": n, "description": d} for slot, (n, d) in names.items()},
-        "groups": {"night": "Nuit", "preheat": "Préchauffage", "cocoon": "Cocon"} if fr else {"night": "Night", "preheat": "Preheat", "cocoon": "Cocoon"},
-    }
 
 
 class PresenceThermostat(Recipe):
@@ -151,7 +127,7 @@ class PresenceThermostat(Recipe):
         Action("set_mode", "cycle", "currentMode", tuple({"value": m, "label": m.capitalize()} for m in MODES)),
     )
     tile = {"stateKey": "currentMode", "action": "set_mode"}
-    i18n = {"en": _texts("en"), "fr": _texts("fr")}
+    i18n = load_texts(__name__)  # texts/<lang>.json
 
     def validate(self, params: dict[str, Any], ctx: ValidationContext) -> None:
         if setpoint_alias(ctx, params["thermostat"]) is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, in_window, iso_utc, next_boundary
+from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, in_window, iso_utc, load_texts, next_boundary
 
 SLOT_COUNT = 3
 PUMP_TYPES = ["pool_pump", "switch", "appliance"]
@@ -73,18 +73,6 @@ class PoolPumpRunner(Runner):
         self.ctx.state.delete("nextChangeAt")
 
 
-def _texts(lang: str) -> dict[str, Any]:
-    fr = lang == "fr"
-    slots: dict[str, Any] = {"pump": {"name": "Pompe", "description": "La pompe (ordre state)"} if fr else {"name": "Pump", "description": "The pump (state order)"}}
-    for n in range(1, SLOT_COUNT + 1):
-        slots[f"slot{n}Start"] = {"name": "Marche", "description": f"Début de la plage {n} (HH:MM)"} if fr else {"name": "On at", "description": f"Start of time slot {n} (HH:MM)"}
-        slots[f"slot{n}End"] = {"name": "Arrêt", "description": f"Fin de la plage {n} (HH:MM, peut passer minuit)"} if fr else {"name": "Off at", "description": f"End of time slot {n} (HH:MM, may be past midnight)"}
-    return {
-        "name": "Programmation pompe de piscine" if fr else "Pool pump schedule",
-        "description": "La pompe tourne dans jusqu'à trois plages horaires par jour" if fr else "The pump runs in up to three daily time slots",
-        "slots": slots,
-        "groups": {f"slot{n}": (f"Plage {n}" if fr else f"Time slot {n}") for n in range(1, SLOT_COUNT + 1)},
-    }
 
 
 class PoolPumpSchedule(Recipe):
@@ -92,7 +80,7 @@ class PoolPumpSchedule(Recipe):
     slots = (Slot("pump", "equipment", required=True, constraints={"equipmentType": PUMP_TYPES}),) + tuple(
         Slot(f"slot{n}{edge}", "time", required=(n == 1), group=f"slot{n}") for n in range(1, SLOT_COUNT + 1) for edge in ("Start", "End")
     )
-    i18n = {"en": _texts("en"), "fr": _texts("fr")}
+    i18n = load_texts(__name__)  # texts/<lang>.json
 
     def validate(self, params: dict[str, Any], ctx: ValidationContext) -> None:
         pump = ctx.equipments.get(params["pump"])

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.sdk import LIGHT_TYPES, InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, format_duration, parse_duration
+from hausbox.sdk import LIGHT_TYPES, InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, format_duration, load_texts, parse_duration
 
 LUX_OFF_FACTOR = 1.1
 
@@ -36,26 +36,6 @@ def light_slots() -> tuple[Slot, ...]:
     )
 
 
-SLOT_TEXTS = {
-    "en": {
-        "zone": {"name": "Zone", "description": "The zone whose motion drives the lights"},
-        "lights": {"name": "Lights", "description": "Lights of the zone to switch"},
-        "timeout": {"name": "Timeout", "description": "Lights off after this long without motion (e.g. 10m)"},
-        "luxThreshold": {"name": "Luminosity threshold", "description": "No lighting above this luminosity (lx)"},
-        "maxOnDuration": {"name": "Maximum on time", "description": "Failsafe: off after this long whatever the motion"},
-        "buttons": {"name": "Buttons", "description": "Buttons that toggle the lights"},
-        "disableWhenDaylight": {"name": "Not in daylight", "description": "Do not light while the sun is up"},
-    },
-    "fr": {
-        "zone": {"name": "Zone", "description": "La zone dont les mouvements commandent l'éclairage"},
-        "lights": {"name": "Lumières", "description": "Lumières de la zone à commander"},
-        "timeout": {"name": "Délai", "description": "Extinction après ce délai sans mouvement (ex. 10m)"},
-        "luxThreshold": {"name": "Seuil de luminosité", "description": "Pas d'allumage au-dessus de cette luminosité (lx)"},
-        "maxOnDuration": {"name": "Durée maximale", "description": "Sécurité : extinction après cette durée quoi qu'il arrive"},
-        "buttons": {"name": "Boutons", "description": "Boutons qui basculent l'éclairage"},
-        "disableWhenDaylight": {"name": "Pas en plein jour", "description": "Ne pas allumer tant que le soleil est levé"},
-    },
-}
 
 
 def check_lights(params: dict[str, Any], ctx: ValidationContext) -> None:
@@ -244,10 +224,7 @@ class MotionLightRunner(Runner):
 class MotionLight(Recipe):
     id = "motion-light"
     slots = light_slots()
-    i18n = {
-        "en": {"name": "Motion light", "description": "Lights on with motion, off after a quiet timeout", "slots": SLOT_TEXTS["en"], "groups": {}},
-        "fr": {"name": "Éclairage sur détection", "description": "Allume sur mouvement, éteint après un délai sans mouvement", "slots": SLOT_TEXTS["fr"], "groups": {}},
-    }
+    i18n = load_texts(__name__)  # texts/<lang>.json
 
     def validate(self, params: dict[str, Any], ctx: ValidationContext) -> None:
         check_lights(params, ctx)

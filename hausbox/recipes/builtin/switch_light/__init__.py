@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.sdk import LIGHT_TYPES, InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, format_duration, parse_duration
+from hausbox.sdk import LIGHT_TYPES, InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, format_duration, load_texts, parse_duration
 
 
 class SwitchLightRunner(Runner):
@@ -65,30 +65,7 @@ class SwitchLight(Recipe):
         Slot("buttons", "equipment", required=True, list=True, constraints={"equipmentType": "button"}),
         Slot("maxOnDuration", "duration"),
     )
-    i18n = {
-        "en": {
-            "name": "Switch light",
-            "description": "Buttons toggle a group of lights",
-            "slots": {
-                "zone": {"name": "Zone", "description": "Where the lights are"},
-                "lights": {"name": "Lights", "description": "Lights to toggle"},
-                "buttons": {"name": "Buttons", "description": "Any action of these buttons toggles the lights"},
-                "maxOnDuration": {"name": "Maximum on time", "description": "Failsafe: off after this long"},
-            },
-            "groups": {},
-        },
-        "fr": {
-            "name": "Interrupteur d'éclairage",
-            "description": "Des boutons basculent un groupe de lumières",
-            "slots": {
-                "zone": {"name": "Zone", "description": "Où sont les lumières"},
-                "lights": {"name": "Lumières", "description": "Lumières à basculer"},
-                "buttons": {"name": "Boutons", "description": "Toute action de ces boutons bascule l'éclairage"},
-                "maxOnDuration": {"name": "Durée maximale", "description": "Sécurité : extinction après cette durée"},
-            },
-            "groups": {},
-        },
-    }
+    i18n = load_texts(__name__)  # texts/<lang>.json
 
     def validate(self, params: dict[str, Any], ctx: ValidationContext) -> None:
         for index, light_id in enumerate(params["lights"]):

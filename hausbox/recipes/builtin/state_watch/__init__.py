@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, as_text, format_duration, iso_utc, next_boundary, parse_duration, parse_iso
+from hausbox.sdk import InvalidParams, Recipe, RecipeContext, Runner, Slot, ValidationContext, as_text, format_duration, iso_utc, load_texts, next_boundary, parse_duration, parse_iso
 
 
 class StateWatchRunner(Runner):
@@ -141,36 +141,7 @@ class StateWatch(Recipe):
         Slot("repeatInterval", "duration"),
         Slot("checkTime", "time"),
     )
-    i18n = {
-        "en": {
-            "name": "State watch",
-            "description": "An alarm when a value stays at a watched value",
-            "slots": {
-                "zone": {"name": "Zone", "description": "Where the equipment is (for display)"},
-                "equipment": {"name": "Equipment", "description": "The equipment to watch"},
-                "dataKey": {"name": "Data", "description": "Which of its values"},
-                "watchValue": {"name": "Watched value", "description": "The value that raises the alarm (compared as text)"},
-                "delay": {"name": "Delay", "description": "Alarm once the value has lasted this long"},
-                "repeatInterval": {"name": "Repeat", "description": "Raise the alarm again at this interval"},
-                "checkTime": {"name": "Check time", "description": "Every day at this time, alarm if the value is the watched one"},
-            },
-            "groups": {},
-        },
-        "fr": {
-            "name": "Surveillance d'état",
-            "description": "Une alarme quand une valeur reste à la valeur surveillée",
-            "slots": {
-                "zone": {"name": "Zone", "description": "Où est l'équipement (affichage)"},
-                "equipment": {"name": "Équipement", "description": "L'équipement à surveiller"},
-                "dataKey": {"name": "Donnée", "description": "Laquelle de ses valeurs"},
-                "watchValue": {"name": "Valeur surveillée", "description": "La valeur qui déclenche l'alarme (comparée en texte)"},
-                "delay": {"name": "Délai", "description": "Alarme quand la valeur dure depuis ce délai"},
-                "repeatInterval": {"name": "Répétition", "description": "Relancer l'alarme à cet intervalle"},
-                "checkTime": {"name": "Heure de contrôle", "description": "Chaque jour à cette heure, alarme si la valeur est celle surveillée"},
-            },
-            "groups": {},
-        },
-    }
+    i18n = load_texts(__name__)  # texts/<lang>.json
 
     def validate(self, params: dict[str, Any], ctx: ValidationContext) -> None:
         if all(params.get(name) is None for name in ("delay", "repeatInterval", "checkTime")):

@@ -104,7 +104,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 if TYPE_CHECKING:
-    from hausbox.recipes.context import RecipeContext, ValidationContext
+    from hausbox.recipes.protocols import RecipeContext, ValidationContext
 
 SLOT_TYPES = ("zone", "equipment", "number", "duration", "time", "boolean", "text", "data-key")
 LANGUAGES = ("en", "fr")

@@ -1,4 +1,5 @@
-"""What a recipe gets: ``ValidationContext`` (reads) and ``RecipeContext`` (a running instance).
+"""What a recipe gets: ``ReadContext`` (reads) and ``InstanceContext`` (a running instance), the
+engine's implementations of the SDK's ``ValidationContext`` and ``RecipeContext`` protocols.
 
 See ``hausbox/recipes/api.py`` for the contract. Everything a recipe registers (bus handlers,
 timers) goes through the context, which wraps it so that an exception becomes a
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from hausbox.core.clock import Clock, Timer
 from hausbox.core.errors import ApiError
@@ -17,14 +18,32 @@ from hausbox.recipes.helpers import Helpers, normalise
 
 if TYPE_CHECKING:
     from hausbox.equipments.manager import EquipmentManager
-    from hausbox.recipes.manager import Instance, RecipeManager
     from hausbox.zonecontrol.aggregation import ZoneAggregator
     from hausbox.zones.tree import ZoneTree
 
 ECHO_WINDOW_MS = 5000
 
 
-class ValidationContext:
+class Host(Protocol):
+    """What a running context needs of the recipe manager that made it (no import back to it)."""
+
+    equipments: Any
+    zones: Any
+    aggregator: Any
+    clock: Clock
+    worker: Any  # the recipes worker: handlers and timers run there
+    orders: Any
+
+    def _guard(self, instance: Any, label: str, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+    def _persist_state(self, instance_id: str, key: str, text: str | None) -> None: ...
+
+    def _state_written(self, instance: Any) -> None: ...
+
+    def _write_log(self, instance: Any, message: str, level: str = "info", main: bool = True) -> None: ...
+
+
+class ReadContext:
     """Read access for ``validate``: equipments, zones, aggregates, clock and helpers."""
 
     def __init__(self, equipments: "EquipmentManager", zones: "ZoneTree", aggregator: "ZoneAggregator", clock: Clock):
@@ -69,10 +88,10 @@ class StateStore:
         return json.loads(json.dumps(self._values))
 
 
-class RecipeContext(ValidationContext):
+class InstanceContext(ReadContext):
     """The context of one running instance (see the recipe plugin API)."""
 
-    def __init__(self, manager: "RecipeManager", instance: "Instance", recipe_name: str):
+    def __init__(self, manager: Host, instance: Any, recipe_name: str):
         super().__init__(manager.equipments, manager.zones, manager.aggregator, manager.clock)
         self._manager = manager
         self._instance = instance

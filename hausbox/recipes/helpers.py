@@ -12,7 +12,7 @@ from hausbox.core.clock import iso_utc, next_local_time, parse_hhmm, parse_iso
 
 if TYPE_CHECKING:
     from hausbox.equipments.equipment import Equipment
-    from hausbox.recipes.context import RecipeContext, ValidationContext
+    from hausbox.recipes.protocols import RecipeContext, ValidationContext
 
 _DURATION = re.compile(r"^(\d+)\s*(s|m|h)$")
 _UNIT_MS = {"s": 1000, "m": 60_000, "h": 3_600_000}

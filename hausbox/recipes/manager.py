@@ -23,7 +23,7 @@ from hausbox.core.workers import Worker
 from hausbox.equipments.manager import EquipmentManager
 from hausbox.equipments.orders import OrderService
 from hausbox.recipes.api import InvalidParams, Recipe
-from hausbox.recipes.context import RecipeContext, ValidationContext
+from hausbox.recipes.context import InstanceContext, ReadContext
 from hausbox.recipes.params import check_params
 from hausbox.recipes.registry import RecipeRegistry
 from hausbox.zonecontrol.aggregation import ZoneAggregator
@@ -45,7 +45,7 @@ class Instance:
         self.created_at, self.updated_at = created_at, updated_at
         self.state: dict[str, Any] = {}
         self.runner: Any = None
-        self.ctx: RecipeContext | None = None
+        self.ctx: InstanceContext | None = None
         self.depth = 0
         self.state_dirty = False
         self.log_writes = 0
@@ -177,7 +177,7 @@ class RecipeManager:
     # ---- writes ------------------------------------------------------------------------------------
     def _check(self, recipe: Recipe, params: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         """Generic slot checks, then the recipe's own; BadRequest ``Invalid params: <param>: …``."""
-        ctx = ValidationContext(self.equipments, self.zones, self.aggregator, self.clock)
+        ctx = ReadContext(self.equipments, self.zones, self.aggregator, self.clock)
         try:
             stored, resolved = check_params(recipe, params, ctx)
             recipe.validate(dict(resolved), ctx)
@@ -301,7 +301,7 @@ class RecipeManager:
         except ApiError as error:
             self._fail(instance, "start", error.message, traceback=False)
             return False
-        ctx = RecipeContext(self, instance, recipe.name)
+        ctx = InstanceContext(self, instance, recipe.name)
         instance.ctx = ctx
         instance.depth += 1
         try:

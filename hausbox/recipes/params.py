@@ -15,7 +15,7 @@ from hausbox.recipes.api import InvalidParams, Recipe, Slot
 from hausbox.recipes.helpers import as_text, parse_duration
 
 if TYPE_CHECKING:
-    from hausbox.recipes.context import ValidationContext
+    from hausbox.recipes.protocols import ValidationContext
 
 MAX_TEXT = 500
 MAX_LIST = 100

@@ -34,8 +34,8 @@ from hausbox.devices.categories import KEY_CATEGORIES
 from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
 from hausbox.integrations.api import API_VERSION, Integration, IntegrationContext, SettingDef
 from hausbox.recipes.api import Action, InvalidParams, Recipe, Runner, Slot
-from hausbox.recipes.context import RecipeContext, ValidationContext
 from hausbox.recipes.helpers import LIGHT_TYPES, as_text, format_duration, in_window, next_boundary, parse_duration
+from hausbox.recipes.protocols import RecipeContext, ValidationContext
 from hausbox.sdk.devices import DeviceHandle
 from hausbox.sdk.manifest import ManifestError, check_manifest, load_texts
 

@@ -169,7 +169,7 @@ def test_params_are_checked_slot_by_slot_then_by_the_recipe(probe):
 
 
 def test_every_slot_type_is_checked_generically(lab):
-    from hausbox.recipes.context import ValidationContext
+    from hausbox.recipes.context import ReadContext as ValidationContext
     from hausbox.recipes.params import check_params
 
     class AllTypes(Recipe):

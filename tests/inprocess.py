@@ -21,15 +21,21 @@ FAKE_ID = "fake"
 
 
 class FakeIntegration:
-    """Connected at once; records orders; can fail them or echo them back as a real device would."""
+    """Connected at once; records orders; can fail them, wait like a broker client waiting for its
+    acknowledgement (``ack_delay_s``), and echo them back as a real device would: during the send,
+    or later (``echo_delay_s``), under another key (``echo_keys``), or not at all (``echo``)."""
 
     id, name, description, icon, api_version = FAKE_ID, "Fake", "test integration", "flask", 2
 
     def __init__(self, context: IntegrationContext):
         self.context = context
-        self.sent: list[tuple[str, str, Any]] = []
-        self.fail_next = 0
+        self.sent: list[tuple[str, str, Any]] = []  # (source device id, order key, value)
+        self.fail_next = 0  # the next N orders fail before being sent
+        self.fail_keys: set[str] = set()  # orders on these keys are sent, then fail
+        self.ack_delay_s = 0.0
         self.echo = True
+        self.echo_delay_s: float | None = None  # None: the echo arrives during the send
+        self.echo_keys: dict[str, str] = {}  # order key -> data key (default: the same key)
         self.connected = True
         self.settle: Callable[[], None] = lambda: None  # set by build_engine
 
@@ -53,8 +59,16 @@ class FakeIntegration:
             self.fail_next -= 1
             raise RuntimeError("radio jammed")
         self.sent.append((device.source_device_id, order_key, value))
+        if self.ack_delay_s:
+            gevent.sleep(self.ack_delay_s)
+        if order_key in self.fail_keys:
+            raise RuntimeError(f"{order_key} refused")
         if self.echo:
-            self.context.devices.update_data(device.source_device_id, {order_key: value})
+            payload = {self.echo_keys.get(order_key, order_key): value}
+            if self.echo_delay_s is None:
+                self.context.devices.update_data(device.source_device_id, payload)
+            else:
+                gevent.spawn_later(self.echo_delay_s, self.context.devices.update_data, device.source_device_id, payload)
 
     # helpers for tests
     def discover(self, source_id: str, data: list[DataSpec], orders: list[OrderSpec] | None = None, **fields: Any):

@@ -18,57 +18,24 @@ import pytest
 from hausbox.config import Config
 from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
 from hausbox.engine import Engine
+from tests import inprocess
 from tests.inprocess import settle
 
-FAKE_ID = "fake"
+FAKE_ID = inprocess.FAKE_ID
 MANIFEST = {"id": FAKE_ID, "name": "Fake", "version": "1.0.0", "description": "test devices", "icon": "flask", "type": "integration", "apiVersion": 2}
 ON_OFF = ["ON", "OFF", "TOGGLE"]
 
 
-class FakeIntegration:
-    """Records every order; can fail chosen order keys and echo values back as device data."""
-
-    id = FAKE_ID
-    name = "Fake"
-    description = "test devices"
-    icon = "flask"
-    api_version = 2
+class FakeIntegration(inprocess.FakeIntegration):
+    """The shared in-process fake, silent by default (no echo) and announcing its connection."""
 
     def __init__(self, context: Any):
-        self.context = context
-        self.calls: list[tuple[str, str, Any]] = []  # (source device id, order key, value)
-        self.fail_keys: set[str] = set()
+        super().__init__(context)
         self.echo = False
-        self.echo_delay_s: float | None = None  # None: echo during the send
-        self.echo_keys: dict[str, str] = {}  # order key -> data key (default: the same key)
-        self.connected = True
-
-    def settings_schema(self) -> list:
-        return []
-
-    def is_configured(self) -> bool:
-        return True
 
     def start(self) -> None:
+        super().start()
         self.context.report_status("connected")
-
-    def stop(self) -> None:
-        pass
-
-    def status(self) -> str:
-        return "connected" if self.connected else "disconnected"
-
-    def execute_order(self, device: Any, order_key: str, value: Any) -> None:
-        self.calls.append((device.source_device_id, order_key, value))
-        if order_key in self.fail_keys:
-            raise RuntimeError(f"{order_key} refused")
-        if self.echo:
-            payload = {self.echo_keys.get(order_key, order_key): value}
-            report = lambda: self.context.devices.update_data(device.source_device_id, payload)  # noqa: E731
-            if self.echo_delay_s is None:
-                report()
-            else:
-                gevent.spawn_later(self.echo_delay_s, report)
 
 
 class House:

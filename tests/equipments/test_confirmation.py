@@ -66,7 +66,7 @@ def test_no_echo_times_out_with_an_event_and_a_warning_alarm_then_a_late_state_r
     house.report("lamp", state="OFF")
     house.report("lamp", state="ON")
     assert len(house.of_type("system.alarm.resolved")) == 1
-    assert house.fake.calls == [("lamp", "state", "ON")], "an online device is never re-sent the order"
+    assert house.fake.sent == [("lamp", "state", "ON")], "an online device is never re-sent the order"
 
 
 def test_another_value_does_not_confirm(house, lamp):
@@ -97,7 +97,7 @@ def test_offline_device_gets_an_immediate_verdict_and_one_resend_when_it_returns
     house.fake.echo = True
     house.engine.devices.update_status("fake", "lamp", "online")
     gevent.sleep(0.05)
-    assert house.fake.calls == [("lamp", "state", "ON"), ("lamp", "state", "ON")]
+    assert house.fake.sent == [("lamp", "state", "ON"), ("lamp", "state", "ON")]
     executed = house.of_type("equipment.order.executed")
     assert executed[-1]["source"] == RETRY_SOURCE
     (resolved,) = house.of_type("system.alarm.resolved")
@@ -107,7 +107,7 @@ def test_offline_device_gets_an_immediate_verdict_and_one_resend_when_it_returns
     house.engine.devices.update_status("fake", "lamp", "offline")
     house.engine.devices.update_status("fake", "lamp", "online")
     gevent.sleep(0.05)
-    assert len(house.fake.calls) == 2
+    assert len(house.fake.sent) == 2
 
 
 def test_the_resend_happens_once_even_when_unconfirmed_again(house, lamp):
@@ -115,14 +115,14 @@ def test_the_resend_happens_once_even_when_unconfirmed_again(house, lamp):
     house.engine.orders.execute(lamp["id"], "state", "ON")
     house.engine.devices.update_status("fake", "lamp", "online")
     gevent.sleep(WAIT * 1.5)
-    assert len(house.fake.calls) == 2
+    assert len(house.fake.sent) == 2
     verdicts = house.of_type("equipment.order.unconfirmed")
     assert [v["reason"] for v in verdicts] == ["device-offline", "timeout"]
     assert len(house.of_type("system.alarm.raised")) == 1, "one alarm for the order, not one per attempt"
     house.engine.devices.update_status("fake", "lamp", "offline")
     house.engine.devices.update_status("fake", "lamp", "online")
     gevent.sleep(0.05)
-    assert len(house.fake.calls) == 2
+    assert len(house.fake.sent) == 2
 
 
 def test_no_resend_after_the_retry_window(house, lamp):
@@ -132,7 +132,7 @@ def test_no_resend_after_the_retry_window(house, lamp):
     gevent.sleep(0.1)
     house.engine.devices.update_status("fake", "lamp", "online")
     gevent.sleep(0.05)
-    assert len(house.fake.calls) == 1
+    assert len(house.fake.sent) == 1
 
 
 def test_timeout_then_device_drop_and_return_resends(house, lamp):
@@ -143,7 +143,7 @@ def test_timeout_then_device_drop_and_return_resends(house, lamp):
     house.engine.devices.update_status("fake", "lamp", "offline")
     house.engine.devices.update_status("fake", "lamp", "online")
     gevent.sleep(0.05)
-    assert len(house.fake.calls) == 2
+    assert len(house.fake.sent) == 2
     assert len(house.of_type("system.alarm.resolved")) == 1
 
 
@@ -236,6 +236,6 @@ def test_a_stale_offline_status_after_a_restart_is_no_proof(tmp_path):
         fake.echo = True
         engine.devices.update_status("fake", "lamp", "online")
         gevent.sleep(0.05)
-        assert len(fake.calls) == 2 and len(house.of_type("system.alarm.resolved")) == 1
+        assert len(fake.sent) == 2 and len(house.of_type("system.alarm.resolved")) == 1
     finally:
         engine.stop()

@@ -43,13 +43,13 @@ def _relays_never_both_on(calls):
 def test_each_speed_sends_the_off_before_the_on(house, vmc, speed, expected):
     result = house.engine.orders.execute(vmc["id"], "speed", speed)
     assert result == {"success": True, "value": speed.strip().lower()}
-    assert [(key, value) for _, key, value in house.fake.calls] == expected
+    assert [(key, value) for _, key, value in house.fake.sent] == expected
 
 
 def test_switching_speeds_back_and_forth_never_energises_both_relays(house, vmc):
     for speed in ("v1", "v2", "v1", "off", "v2", "v2", "off", "v1"):
         house.engine.orders.execute(vmc["id"], "speed", speed)
-    _relays_never_both_on(house.fake.calls)
+    _relays_never_both_on(house.fake.sent)
     assert house.engine.equipments.require(vmc["id"]).data == {"low_state": "ON", "high_state": "OFF"}
 
 
@@ -64,7 +64,7 @@ def test_anything_else_is_refused(house, vmc, value):
     with pytest.raises(BadRequest) as refused:
         house.engine.orders.execute(vmc["id"], "speed", value)
     assert refused.value.status == 400 and "off, v1, v2" in refused.value.message
-    assert house.fake.calls == []
+    assert house.fake.sent == []
 
 
 def test_a_failed_off_stops_before_anything_is_switched_on(house, vmc, monkeypatch):
@@ -73,7 +73,7 @@ def test_a_failed_off_stops_before_anything_is_switched_on(house, vmc, monkeypat
     with pytest.raises(ApiError) as failed:
         house.engine.orders.execute(vmc["id"], "speed", "v1")
     assert failed.value.status == 502
-    assert all(key == "state_l2" for _, key, _ in house.fake.calls), "the ON of the low relay must not be sent"
+    assert all(key == "state_l2" for _, key, _ in house.fake.sent), "the ON of the low relay must not be sent"
 
 
 def test_without_a_high_relay_v1_and_off_work_and_v2_is_refused(house):
@@ -84,7 +84,7 @@ def test_without_a_high_relay_v1_and_off_work_and_v2_is_refused(house):
     with pytest.raises(BadRequest) as refused:
         house.engine.orders.execute(body["id"], "speed", "v2")
     assert "high" in refused.value.message
-    assert [(k, v) for _, k, v in house.fake.calls] == [("state", "ON"), ("state", "OFF")]
+    assert [(k, v) for _, k, v in house.fake.sent] == [("state", "ON"), ("state", "OFF")]
 
 
 def test_without_a_low_relay_the_speed_is_refused(house):
@@ -93,7 +93,7 @@ def test_without_a_low_relay_the_speed_is_refused(house):
     with pytest.raises(BadRequest) as refused:
         house.engine.orders.execute(body["id"], "speed", "v1")
     assert "low" in refused.value.message
-    assert house.fake.calls == []
+    assert house.fake.sent == []
 
 
 def test_speed_is_no_order_of_other_equipment_types(house):
@@ -107,7 +107,7 @@ def test_a_bound_speed_alias_wins_over_the_virtual_order(house):
     device = house.device("fan", orders=[OrderSpec("speed", "enum", None, enum_values=["low", "high"])])
     body = house.equipment("Fan VMC", "vmc", orders={"speed": device.orders["speed"]})
     house.engine.orders.execute(body["id"], "speed", "HIGH")
-    assert house.fake.calls == [("fan", "speed", "high")]
+    assert house.fake.sent == [("fan", "speed", "high")]
 
 
 def test_the_route_answers_400_for_a_bad_speed(house, vmc):

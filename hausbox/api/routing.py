@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 API_PREFIX = "/api/v1"
 
 
-
 @dataclass
 class Call:
     """What a handler gets: the engine, the caller, the validated body and the query string."""
@@ -53,14 +52,12 @@ class Route:
     summary: str = ""
     max_body_bytes: int = 1 << 20
     validator: BodyValidator | None = field(default=None, compare=False, repr=False)
+    access: Access = field(init=False, compare=False)  # from the access table, once: read on every request
 
     def __post_init__(self) -> None:
         if self.body is not None and self.validator is None:
             object.__setattr__(self, "validator", BodyValidator(self.body))
-
-    @property
-    def access(self) -> Access:
-        return access_for(self.method, self.path)
+        object.__setattr__(self, "access", access_for(self.method, self.path))
 
     @property
     def full_path(self) -> str:

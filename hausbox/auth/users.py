@@ -1,7 +1,8 @@
 """User accounts: creation, profile, roles, enabling, and the last-admin guard.
 
-The directory keeps a small in-memory view of every user (role, enabled, username) so that
-checking a credential on each request never touches the database.
+The directory keeps every user in memory (a house has a handful): checking a credential and
+reading a profile (``GET /me``, ``GET /users``) never touch the database; every write updates the
+view from the row it committed.
 """
 
 from __future__ import annotations
@@ -46,6 +47,11 @@ def user_json(row: Any) -> dict[str, Any]:
     }
 
 
+def _copy(entry: dict[str, Any]) -> dict[str, Any]:
+    """What a caller may change without changing the view."""
+    return {**entry, "preferences": dict(entry["preferences"])}
+
+
 class UserDirectory:
     def __init__(self, db: orm.Database, bus: EventBus, bcrypt_rounds: int, on_revoked: Callable[[str], None]):
         self._db = db
@@ -54,12 +60,17 @@ class UserDirectory:
         self._on_revoked = on_revoked  # called with a user id whose credentials must stop working
         # Serialises the checks-then-writes that guard invariants (single setup, last admin).
         self.lock = RLock()
+        self._cache: dict[str, UserInfo] = {}
+        self._json: dict[str, dict[str, Any]] = {}  # id -> user_json
         with orm.db_session:
-            self._cache = {row.id: self._info(row) for row in db.User.select()}
+            for row in db.User.select():
+                self._remember(row)
 
-    @staticmethod
-    def _info(row: Any) -> UserInfo:
-        return UserInfo(row.id, row.username, row.role, bool(row.enabled))
+    def _remember(self, row: Any) -> dict[str, Any]:
+        """Take a committed row into the in-memory view; its JSON."""
+        self._cache[row.id] = UserInfo(row.id, row.username, row.role, bool(row.enabled))
+        self._json[row.id] = user_json(row)
+        return _copy(self._json[row.id])
 
     # ---- reads -------------------------------------------------------------------------------
     def has_users(self) -> bool:
@@ -69,16 +80,13 @@ class UserDirectory:
         return self._cache.get(user_id)
 
     def get(self, user_id: str) -> dict[str, Any]:
-        with orm.db_session:
-            row = self._db.User.get(id=user_id)
-            if row is None:
-                raise NotFound("User not found")
-            return user_json(row)
+        entry = self._json.get(user_id)
+        if entry is None:
+            raise NotFound("User not found")
+        return _copy(entry)
 
     def list(self) -> list[dict[str, Any]]:
-        with orm.db_session:
-            rows = sorted(self._db.User.select(), key=lambda row: row.username_key)
-            return [user_json(row) for row in rows]
+        return [_copy(entry) for entry in sorted(self._json.values(), key=lambda entry: entry["username"].lower())]
 
     def find_for_login(self, username: str) -> tuple[str, str, bool] | None:
         """``(user id, password hash, enabled)`` for a username, case-insensitively."""
@@ -117,9 +125,7 @@ class UserDirectory:
                     updated_at=stamp,
                 )
                 orm.commit()
-                result = user_json(row)
-            self._cache[row.id] = UserInfo(row.id, username, role, True)
-        return result
+                return self._remember(row)
 
     def update(self, user_id: str, display_name: str | None = None, role: str | None = None, enabled: bool | None = None) -> dict[str, Any]:
         if role is not None and role not in ROLES:
@@ -141,8 +147,7 @@ class UserDirectory:
                     row.enabled = enabled
                 row.updated_at = now_ms()
                 orm.commit()
-                result = user_json(row)
-                self._cache[row.id] = self._info(row)
+                result = self._remember(row)
         if revoke:
             self._on_revoked(user_id)
         return result
@@ -159,6 +164,7 @@ class UserDirectory:
                     raise BadRequest("Cannot delete the last admin")
                 row.delete()
             self._cache.pop(user_id, None)
+            self._json.pop(user_id, None)
         self._on_revoked(user_id)
 
     def set_display_name(self, user_id: str, display_name: str) -> dict[str, Any]:
@@ -166,14 +172,16 @@ class UserDirectory:
             row = self._db.User[user_id]
             row.display_name = display_name.strip() or row.username
             row.updated_at = now_ms()
-            return user_json(row)
+            orm.commit()
+            return self._remember(row)
 
     def set_preferences(self, user_id: str, preferences: dict[str, Any]) -> dict[str, Any]:
         with orm.db_session:
             row = self._db.User[user_id]
             row.preferences = preferences
             row.updated_at = now_ms()
-            return user_json(row)
+            orm.commit()
+            return self._remember(row)
 
     def set_password(self, user_id: str, new_password: str) -> None:
         passwords.check_policy(new_password, "newPassword")
@@ -182,10 +190,15 @@ class UserDirectory:
             row = self._db.User[user_id]
             row.password_hash = hashed
             row.updated_at = now_ms()
+            orm.commit()
+            self._remember(row)
 
     def record_login(self, user_id: str) -> None:
         with orm.db_session:
-            self._db.User[user_id].last_login_at = now_ms()
+            row = self._db.User[user_id]
+            row.last_login_at = now_ms()
+            orm.commit()
+            self._remember(row)
 
     def _enabled_admins(self) -> int:
         return self._db.User.select(lambda u: u.role == "admin" and u.enabled).count()

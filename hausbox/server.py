@@ -9,6 +9,7 @@ import socket
 
 import gevent
 from gevent.event import Event
+from gevent.pool import Pool
 from gevent.pywsgi import WSGIServer
 from geventwebsocket.handler import WebSocketHandler
 
@@ -19,6 +20,9 @@ from hausbox.engine import Engine
 log = logging.getLogger("hausbox.server")
 
 DRAIN_TIMEOUT_S = 10.0
+# Connections served at once (keep-alive and WebSocket ones included): beyond, new connections
+# wait in the kernel's listen queue instead of each taking a slice of the one core.
+MAX_CONNECTIONS = 256
 
 
 class InFlight:
@@ -46,6 +50,15 @@ class InFlight:
                     pass
                 super().__init__(sock, address, server, rfile)
 
+            def handle_one_request(self):  # noqa: ANN202 - gevent's signature
+                result = super().handle_one_request()
+                if result is True:
+                    # Kept alive: when the client's next request is already there, gevent would
+                    # read and serve it without going back to the loop, so a few busy connections
+                    # would hold the core while the others and the message path wait. Take turns.
+                    gevent.sleep(0)
+                return result
+
             def handle_one_response(self):  # noqa: ANN202 - gevent's signature
                 tracker.active += 1
                 tracker.idle.clear()
@@ -66,6 +79,7 @@ def serve(config: Config) -> int:
         (config.bind, config.port),
         build_app(engine),
         handler_class=in_flight.handler_class(),
+        spawn=Pool(MAX_CONNECTIONS),
         log=None,
         error_log=logging.getLogger("hausbox.http"),
     )

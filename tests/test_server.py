@@ -160,3 +160,42 @@ def test_keep_alive_responses_are_not_held_back_by_nagle(make_server):
         durations.append(_time.perf_counter() - started)
     # Nagle against delayed ACK costs ~40 ms per reused connection; a healthy answer takes a few.
     assert sorted(durations)[5] < 0.03, durations
+
+
+def test_a_connection_with_requests_waiting_takes_turns_with_the_others(make_server):
+    """A client that pipelines a thousand requests does not hold the core: a request on another
+    connection is answered long before the thousandth answer (gevent serves a connection's next
+    request without going back to the loop when its bytes are already there)."""
+    import socket
+    import threading
+    import time as _time
+
+    server = make_server()
+    pipelined = socket.create_connection(("127.0.0.1", server.port))
+    other = socket.create_connection(("127.0.0.1", server.port))
+    request = b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
+    count, answers = 1000, []
+
+    def read_all() -> None:
+        data = b""
+        while data.count(b"HTTP/1.1 200") < count:
+            chunk = pipelined.recv(1 << 16)
+            if not chunk:
+                break
+            data += chunk
+            answers.append((_time.monotonic(), data.count(b"HTTP/1.1 200")))
+
+    reader = threading.Thread(target=read_all, daemon=True)
+    reader.start()
+    pipelined.sendall(request * count)
+    _time.sleep(0.02)  # the server is busy with the pipeline
+    other.sendall(request)
+    reply = other.recv(4096)
+    other_answered = _time.monotonic()
+    reader.join(30)
+    assert reply.startswith(b"HTTP/1.1 200"), reply
+    assert answers and answers[-1][1] == count, answers[-1:]
+    served_before = max((n for at, n in answers if at <= other_answered), default=0)
+    assert served_before < count / 2, f"the other connection waited for {served_before} pipelined answers"
+    pipelined.close()
+    other.close()

@@ -325,3 +325,55 @@ def test_client_hanging_up_is_forgotten(world):
     hub.flush()
     settle()
     assert ws.events() == []
+
+
+# ---- pacing: the flush loop running ------------------------------------------------------------
+class TimedSocket(FakeSocket):
+    """Records when each message was handed to the socket."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent_at: list[float] = []
+
+    def send(self, text: str) -> None:
+        super().send(text)
+        self.sent_at.append(time.monotonic())
+
+
+def test_a_lone_event_goes_at_once_and_batches_stay_200_ms_apart(world):
+    bus, _, hub, _ = world
+    ws = TimedSocket()
+    gevent.spawn(hub.handle, {"wsgi.websocket": ws, "QUERY_STRING": "token=admin"}, lambda *a: None)
+    settle()
+    ws.push({"type": "subscribe", "topics": ["devices"]})
+    settle()
+    hub.start()
+    gevent.sleep(0.3)  # the hub has been quiet longer than a batch interval
+
+    emitted = time.monotonic()
+    bus.emit("device.data.updated", deviceId="d1", key="temp", value=1)
+    gevent.sleep(0.02)
+    assert ws.messages()[1:] == [[{"type": "device.data.updated", "deviceId": "d1", "key": "temp", "value": 1}]]
+    assert ws.sent_at[-1] - emitted < 0.02  # not held for the batch tick
+
+    # Within 200 ms of that batch: held, deduplicated, and sent 200 ms after the last batch.
+    for value in (2, 3):
+        bus.emit("device.data.updated", deviceId="d1", key="temp", value=value)
+        bus.emit("device.data.updated", deviceId="d2", key="temp", value=value)
+        gevent.sleep(0.02)
+    assert len(ws.sent) == 2
+    gevent.sleep(0.25)
+    assert [[(e["deviceId"], e["value"]) for e in batch] for batch in ws.messages()[2:]] == [[("d1", 3), ("d2", 3)]]
+
+    # A flood: one batch per 200 ms at most, never two closer.
+    deadline = time.monotonic() + 1.0
+    value = 10
+    while time.monotonic() < deadline:
+        value += 1
+        bus.emit("device.data.updated", deviceId="d1", key="temp", value=value)
+        gevent.sleep(0.005)
+    gevent.sleep(0.25)
+    batch_times = ws.sent_at[1:]
+    gaps = [later - earlier for earlier, later in zip(batch_times, batch_times[1:])]
+    assert len(batch_times) >= 6 and min(gaps) >= 0.2 - 0.002, gaps  # 2 ms: the writer greenlet's turn
+    assert ws.events()[-1]["value"] == value  # the latest value, last

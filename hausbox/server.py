@@ -8,6 +8,7 @@ import signal
 import socket
 
 import gevent
+import gevent.monkey
 from gevent.event import Event
 from gevent.pool import Pool
 from gevent.pywsgi import WSGIServer
@@ -23,6 +24,16 @@ DRAIN_TIMEOUT_S = 10.0
 # Connections served at once (keep-alive and WebSocket ones included): beyond, new connections
 # wait in the kernel's listen queue instead of each taking a slice of the one core.
 MAX_CONNECTIONS = 256
+TURN_S = 1e-6  # any delay > 0 resumes a greenlet only after the loop polled for I/O
+
+_select = gevent.monkey.get_original("select", "select")  # the system call itself, never waits
+
+
+def _readable(sock: socket.socket) -> bool:
+    try:
+        return bool(_select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return False
 
 
 class InFlight:
@@ -52,11 +63,13 @@ class InFlight:
 
             def handle_one_request(self):  # noqa: ANN202 - gevent's signature
                 result = super().handle_one_request()
-                if result is True:
-                    # Kept alive: when the client's next request is already there, gevent would
-                    # read and serve it without going back to the loop, so a few busy connections
-                    # would hold the core while the others and the message path wait. Take turns.
-                    gevent.sleep(0)
+                if result is True and _readable(self.socket):
+                    # Kept alive, and the client's next request is already there: gevent would read
+                    # and serve it without going back to the loop, so a few busy connections would
+                    # hold the core while the others and the message path wait. Take turns: resume
+                    # after the loop's next round of I/O (sleep(0) would only run other greenlets
+                    # already scheduled, and kept the MQTT reader waiting for seconds).
+                    gevent.sleep(TURN_S)
                 return result
 
             def handle_one_response(self):  # noqa: ANN202 - gevent's signature

@@ -9,6 +9,7 @@ Order of a run (each part can be chosen with ``--only``; the home is always buil
 2. pipeline: load steps of increasing rate, then a 30 s confirmation of the best passing rate;
 3. fanout: 50 WebSocket clients at 500 messages/s;
 4. rest: 8 concurrent clients per endpoint, then sequential orders timed to the MQTT /set message;
+   mixed: requests, sockets and messages at once (``benchlib/mixed.py``);
 5. memory_startup: RSS after the load (topped up to 5 minutes), a clean stop, a restart on the
    same database (time to healthy, to the first device message), idle RSS;
 6. disk: the second service's bytes written at 10 messages/s over the whole run; the main
@@ -36,7 +37,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
-from benchlib import analysis, home, ws
+from benchlib import analysis, home, mixed, ws
 from benchlib.analysis import EventCollector, load_times, step_report
 from benchlib.api import Api, first_admin, wait_until
 from benchlib.disk import DiskWatch
@@ -45,7 +46,7 @@ from benchlib.monitor import Monitor
 from benchlib.procs import ROOT, Broker, CpuMeter, Helper, Service, db_logical_bytes, dir_bytes, log, rss_mb, status_kb
 from benchlib.setup import Instance, build_home, start_instance
 
-PARTS = ("pipeline", "fanout", "rest", "memory_startup", "disk")
+PARTS = ("pipeline", "fanout", "rest", "mixed", "memory_startup", "disk")
 ALIASES = {"memory": "memory_startup", "startup": "memory_startup", "fan-out": "fanout", "fan_out": "fanout"}
 TOPICS = ["devices", "equipments", "zones"]
 WEEK_MESSAGES_AT_10 = 10 * 7 * 24 * 3600
@@ -78,6 +79,8 @@ class Plan:
         self.fanout_rate = 500
         self.fanout_s = 15.0 if quick else 120.0
         self.rest_s = 2.0 if quick else 6.0
+        self.mixed_s = 5.0 if quick else 15.0  # messages while clients pull
+        self.quiet_s = 5.0 if quick else 15.0  # 2 messages/s
         self.round_trips = 40 if quick else 200
         self.load_target_s = 0.0 if quick else 300.0  # "RSS after 5 minutes of load"
         self.topup_rate = 1000
@@ -179,6 +182,7 @@ class Bench:
             self.part("pipeline", 30, self.pipeline)
             self.part("fanout", self.plan.fanout_s + 20, self.fanout)
             self.part("rest", 6 * self.plan.rest_s + 15, self.rest)
+            self.part("mixed", self.mixed_need_s(), lambda: mixed.run(self))
             self.part("memory_startup", 25, self.memory_startup)
             self.part("disk", 5, self.disk, always=True)
         except Exception as error:  # noqa: BLE001
@@ -373,12 +377,17 @@ class Bench:
             "fail_reasons": reasons,
         }
 
+    def mixed_need_s(self) -> float:
+        plan = self.plan
+        return 5 * plan.rest_s + plan.mixed_s + plan.quiet_s + 2 * plan.settle_max_s + 15
+
     def reserve_after(self, name: str) -> float:
         """Seconds the parts after ``name`` need."""
         plan = self.plan
         need = {
             "fanout": plan.fanout_s + 25,
             "rest": 6 * plan.rest_s + 20 + plan.round_trips * 0.02,
+            "mixed": self.mixed_need_s(),
             "memory_startup": 30 + max(0.0, plan.load_target_s - (plan.fanout_s if "fanout" in self.parts else 0) - 100),
             "disk": 10,
         }
@@ -455,20 +464,7 @@ class Bench:
         results: dict[str, Any] = {}
         for name, requests_ in endpoints:
             before = self.monitor.order_count()
-            helper = Helper(
-                "restload",
-                ["--port", str(self.service.port), "--token", self.token, "--concurrency", "8", "--duration", str(plan.rest_s),
-                 "--requests", json.dumps(requests_)],
-                self.workdir / "restload.log",
-            )  # fmt: skip
-            self.helpers.append(helper)
-            meter = CpuMeter({"service": self.service.pid, "http_clients": helper.pid}).start()
-            answer = helper.receive(plan.rest_s + 90)
-            cpu = meter.stop()
-            helper.close()
-            self.helpers.remove(helper)
-            self.load_s += plan.rest_s
-            answer["cpu_percent"] = cpu
+            answer = self.http_load(requests_, 8, plan.rest_s)
             if name.startswith("POST"):
                 time.sleep(0.5)
                 answer["set_messages_on_mqtt"] = self.monitor.order_count() - before
@@ -486,6 +482,31 @@ class Bench:
             "concurrency": 8,
             **results,
         }
+
+    def start_http_load(self, requests_: list[list[Any]], concurrency: int, duration: float, token: str | None = None, port: int | None = None) -> tuple[Helper, CpuMeter]:
+        """Keep-alive HTTP clients in a process of their own (``benchlib.restload``), started: the
+        helper answers once its ``duration`` is over. ``token=""``: anonymous clients."""
+        assert self.service
+        helper = Helper(
+            "restload",
+            ["--port", str(port or self.service.port), "--token", self.token if token is None else token,
+             "--concurrency", str(concurrency), "--duration", str(duration), "--requests", json.dumps(requests_)],
+            self.workdir / "restload.log",
+        )  # fmt: skip
+        self.helpers.append(helper)
+        return helper, CpuMeter({"service": self.service.pid, "http_clients": helper.pid}).start()
+
+    def finish_http_load(self, helper: Helper, meter: CpuMeter, duration: float) -> dict[str, Any]:
+        answer = helper.receive(duration + 90)
+        answer["cpu_percent"] = meter.stop()
+        helper.close()
+        self.helpers.remove(helper)
+        self.load_s += duration
+        return answer
+
+    def http_load(self, requests_: list[list[Any]], concurrency: int, duration: float, token: str | None = None, port: int | None = None) -> dict[str, Any]:
+        """One HTTP load run to its end: the clients' JSON answer plus the CPU used meanwhile."""
+        return self.finish_http_load(*self.start_http_load(requests_, concurrency, duration, token, port), duration)
 
     def order_round_trip(self, switches: list[dict[str, Any]]) -> dict[str, Any]:
         assert self.service and self.monitor
@@ -804,6 +825,7 @@ def bar(result: dict[str, Any]) -> list[dict[str, Any]]:
     if disk.get("upper_bound") and out[7]["pass"] is False:
         out[7]["pass"] = None  # an upper bound above the target says nothing
         out[7]["note"] = "upper bound only (no periodic write-back seen in the window): inconclusive"
+    out += mixed.bar(result)
     fan = result.get("fanout", {})
     if "every_client_every_change" in fan:
         ok = bool(fan["every_client_every_change"] and _get(fan, "memory", "no_growth"))

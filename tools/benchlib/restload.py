@@ -87,7 +87,9 @@ class Connection:
 
 def build(port: int, token: str, method: str, path: str, body: object) -> bytes:
     data = json.dumps(body).encode() if body is not None else b""
-    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\nAccept: application/json\r\n"
+    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: application/json\r\n"
+    if token:  # an empty token: an anonymous client
+        head += f"Authorization: Bearer {token}\r\n"
     if body is not None:
         head += f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n"
     return (head + "\r\n").encode() + data

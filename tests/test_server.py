@@ -166,10 +166,6 @@ def test_a_connection_with_requests_waiting_takes_turns_with_the_others(make_ser
     """A client that pipelines a thousand requests does not hold the core: a request on another
     connection is answered long before the thousandth answer (gevent serves a connection's next
     request without going back to the loop when its bytes are already there)."""
-    import socket
-    import threading
-    import time as _time
-
     server = make_server()
     pipelined = socket.create_connection(("127.0.0.1", server.port))
     other = socket.create_connection(("127.0.0.1", server.port))
@@ -183,15 +179,15 @@ def test_a_connection_with_requests_waiting_takes_turns_with_the_others(make_ser
             if not chunk:
                 break
             data += chunk
-            answers.append((_time.monotonic(), data.count(b"HTTP/1.1 200")))
+            answers.append((time.monotonic(), data.count(b"HTTP/1.1 200")))
 
     reader = threading.Thread(target=read_all, daemon=True)
     reader.start()
     pipelined.sendall(request * count)
-    _time.sleep(0.02)  # the server is busy with the pipeline
+    time.sleep(0.02)  # the server is busy with the pipeline
     other.sendall(request)
     reply = other.recv(4096)
-    other_answered = _time.monotonic()
+    other_answered = time.monotonic()
     reader.join(30)
     assert reply.startswith(b"HTTP/1.1 200"), reply
     assert answers and answers[-1][1] == count, answers[-1:]
@@ -199,3 +195,23 @@ def test_a_connection_with_requests_waiting_takes_turns_with_the_others(make_ser
     assert served_before < count / 2, f"the other connection waited for {served_before} pipelined answers"
     pipelined.close()
     other.close()
+
+
+def test_connections_beyond_the_bound_wait_in_the_listen_queue(make_server):
+    from hausbox.server import MAX_CONNECTIONS
+
+    server = make_server()
+    held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(MAX_CONNECTIONS)]
+    try:
+        late = socket.create_connection(("127.0.0.1", server.port))  # the kernel queues it
+        late.settimeout(0.5)
+        late.sendall(b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        with pytest.raises(socket.timeout):
+            late.recv(4096)  # not served while every slot is taken
+        held.pop().close()
+        late.settimeout(5)
+        assert late.recv(4096).startswith(b"HTTP/1.1 200")
+        late.close()
+    finally:
+        for sock in held:
+            sock.close()

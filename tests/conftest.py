@@ -55,33 +55,24 @@ def mqtt_client(broker) -> Iterator:
 
 
 @pytest.fixture
-def engine(tmp_path):
-    """An in-process Engine with a connected fake integration: ``(engine, fake, recorder)``."""
-    from tests.inprocess import Recorder, build_engine
-
-    instance, fake = build_engine(tmp_path / "data")
-    recorder = Recorder(instance)
-    yield instance, fake, recorder
-    instance.stop()
-
-
-@pytest.fixture
-def make_rig(tmp_path) -> Iterator:
-    """In-process engines on a ManualClock in Europe/Paris (``start``: local time), stopped at teardown."""
-    from tests.modes.rig import Rig
+def make_house(tmp_path) -> Iterator:
+    """In-process homes (``tests/inprocess.py``): ``make_house(**options)`` builds a ``House`` on a fresh
+    data directory (or ``data_dir=``); every one is stopped at teardown."""
+    from tests.inprocess import House
 
     made: list = []
 
-    def make(start: str = "2026-03-28 12:00"):
-        rig = Rig(tmp_path / f"data{len(made)}", start)
-        made.append(rig)
-        return rig
+    def make(data_dir=None, **options):
+        house = House(data_dir or tmp_path / f"data{len(made)}", **options)
+        made.append(house)
+        return house
 
     yield make
-    for rig in made:
-        rig.stop()
+    for house in made:
+        house.stop()
 
 
 @pytest.fixture
-def rig(make_rig):
-    return make_rig()
+def house(make_house):
+    """An in-process home on the real clock, with the fake integration (which echoes orders back)."""
+    return make_house()

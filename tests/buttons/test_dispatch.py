@@ -6,132 +6,132 @@ from __future__ import annotations
 import pytest
 
 from hausbox.core.errors import BadRequest, NotFound
-from tests.modes.rig import ROOT
+from tests.inprocess import ROOT
 
 
-def bind(rig, button, action_value, effect_type, **config):
-    return rig.engine.button_actions.create(button["id"], {"actionValue": action_value, "effectType": effect_type, "config": config})
+def bind(house, button, action_value, effect_type, **config):
+    return house.engine.button_actions.create(button, {"actionValue": action_value, "effectType": effect_type, "config": config})
 
 
-def test_a_press_activates_a_mode_and_only_an_exact_value_matches(rig):
-    button, lamp = rig.button("remote"), rig.light("lamp")
-    modes = rig.engine.modes
-    night = rig.mode("Night")
-    modes.set_impact(night, ROOT, [{"type": "order", "equipmentId": lamp["id"], "orderAlias": "state", "value": "OFF"}])
-    bind(rig, button, "double", "mode_activate", modeId=night)
+def test_a_press_activates_a_mode_and_only_an_exact_value_matches(house):
+    button, lamp = house.button("remote"), house.light("lamp")
+    modes = house.engine.modes
+    night = house.mode("Night")
+    modes.set_impact(night, ROOT, [{"type": "order", "equipmentId": lamp, "orderAlias": "state", "value": "OFF"}])
+    bind(house, button, "double", "mode_activate", modeId=night)
     for value in ("single", "Double", "double ", "hold"):
-        rig.press("remote", value)
-    assert not modes.is_active(night) and rig.sent() == []
-    rig.press("remote", "double")
+        house.press("remote", value)
+    assert not modes.is_active(night) and house.sent() == []
+    house.press("remote", "double")
     assert modes.is_active(night)
-    assert rig.sent() == [("lamp", "state", "OFF")]
-    assert rig.of("equipment.order.executed")[-1]["source"]["kind"] == "mode"
+    assert house.sent() == [("lamp", "state", "OFF")]
+    assert house.events("equipment.order.executed")[-1]["source"]["kind"] == "mode"
 
 
-def test_mode_toggle_flips_between_a_and_b_on_identical_presses(rig):
-    button = rig.button("remote")
-    modes = rig.engine.modes
-    home, away = rig.mode("Home"), rig.mode("Away")
-    bind(rig, button, "single", "mode_toggle", modeAId=home, modeBId=away)
+def test_mode_toggle_flips_between_a_and_b_on_identical_presses(house):
+    button = house.button("remote")
+    modes = house.engine.modes
+    home, away = house.mode("Home"), house.mode("Away")
+    bind(house, button, "single", "mode_toggle", modeAId=home, modeBId=away)
     states = []
     for _ in range(3):  # the same value each time: action is a retrigger category
-        rig.press("remote", "single")
+        house.press("remote", "single")
         states.append((modes.is_active(home), modes.is_active(away)))
     assert states == [(True, False), (False, True), (True, False)]
 
-    solo = rig.mode("Party")
-    bind(rig, button, "hold", "mode_toggle", modeAId=solo)
-    rig.press("remote", "hold")
-    rig.press("remote", "hold")
-    assert [e["modeId"] for e in rig.of("mode.activated")][-1] == solo
-    assert [e["modeId"] for e in rig.of("mode.deactivated")][-1] == solo
+    solo = house.mode("Party")
+    bind(house, button, "hold", "mode_toggle", modeAId=solo)
+    house.press("remote", "hold")
+    house.press("remote", "hold")
+    assert [e["modeId"] for e in house.events("mode.activated")][-1] == solo
+    assert [e["modeId"] for e in house.events("mode.deactivated")][-1] == solo
 
 
-def test_equipment_order_recipe_toggle_and_zone_order(rig):
-    kitchen = rig.zone("Kitchen")
-    pantry = rig.zone("Pantry", kitchen)
-    button = rig.button("wall", kitchen)
-    lamp = rig.light("lamp")
-    rig.light("ceiling", kitchen)
-    rig.light("shelf", pantry)
-    bind(rig, button, "single", "equipment_order", equipmentId=lamp["id"], orderAlias="brightness", value=120)
-    bind(rig, button, "single", "recipe_toggle", instanceId="inst-1", enabled=False)
-    bind(rig, button, "double", "zone_order", zoneId=kitchen, orderKey="allLightsOff")
+def test_equipment_order_recipe_toggle_and_zone_order(house):
+    kitchen = house.zone("Kitchen")
+    pantry = house.zone("Pantry", kitchen)
+    button = house.button("wall", kitchen)
+    lamp = house.light("lamp")
+    house.light("ceiling", kitchen)
+    house.light("shelf", pantry)
+    bind(house, button, "single", "equipment_order", equipmentId=lamp, orderAlias="brightness", value=120)
+    bind(house, button, "single", "recipe_toggle", instanceId="inst-1", enabled=False)
+    bind(house, button, "double", "zone_order", zoneId=kitchen, orderKey="allLightsOff")
 
-    rig.press("wall", "single")
-    assert rig.sent() == [("lamp", "brightness", 120)]
-    source = rig.of("equipment.order.executed")[-1]["source"]
-    assert source["kind"] == "button" and source["equipmentId"] == button["id"] and source["actionValue"] == "single"
-    assert rig.recipes.calls == [("disable", "inst-1", None)]
-    rig.press("wall", "double")
-    assert sorted(rig.sent()[1:]) == [("ceiling", "state", "OFF"), ("shelf", "state", "OFF")]
-
-
-def test_a_failing_binding_does_not_stop_the_others(rig):
-    button, lamp = rig.button("remote"), rig.light("lamp")
-    gone = rig.mode("Gone")
-    bind(rig, button, "single", "mode_activate", modeId=gone)
-    bind(rig, button, "single", "recipe_toggle", instanceId="inst-2", enabled=True)
-    bind(rig, button, "single", "equipment_order", equipmentId=lamp["id"], orderAlias="state", value="toggle")
-    rig.engine.modes.delete(gone)
-    rig.recipes.fail.add("inst-2")
-    rig.press("remote", "single")
-    assert rig.sent() == [("lamp", "state", "TOGGLE")]
+    house.press("wall", "single")
+    assert house.sent() == [("lamp", "brightness", 120)]
+    source = house.events("equipment.order.executed")[-1]["source"]
+    assert source["kind"] == "button" and source["equipmentId"] == button and source["actionValue"] == "single"
+    assert house.recipes.calls == [("disable", "inst-1", None)]
+    house.press("wall", "double")
+    assert sorted(house.sent()[1:]) == [("ceiling", "state", "OFF"), ("shelf", "state", "OFF")]
 
 
-def test_only_the_action_alias_of_an_enabled_bound_equipment_counts(rig):
-    button, other = rig.button("remote"), rig.button("other")
-    mode = rig.mode("Cosy")
-    bind(rig, button, "100", "mode_activate", modeId=mode)
-    rig.fake.report("remote", {"battery": 100})  # not the action alias
-    rig.press("other", "100")  # not this equipment's bindings
-    assert not rig.engine.modes.is_active(mode)
-    rig.engine.equipments.update(button["id"], {"enabled": False})
-    rig.press("remote", "100")
-    assert not rig.engine.modes.is_active(mode)
-    rig.engine.equipments.update(button["id"], {"enabled": True})
-    rig.press("remote", 100)  # compared as text
-    assert rig.engine.modes.is_active(mode)
+def test_a_failing_binding_does_not_stop_the_others(house):
+    button, lamp = house.button("remote"), house.light("lamp")
+    gone = house.mode("Gone")
+    bind(house, button, "single", "mode_activate", modeId=gone)
+    bind(house, button, "single", "recipe_toggle", instanceId="inst-2", enabled=True)
+    bind(house, button, "single", "equipment_order", equipmentId=lamp, orderAlias="state", value="toggle")
+    house.engine.modes.delete(gone)
+    house.recipes.fail.add("inst-2")
+    house.press("remote", "single")
+    assert house.sent() == [("lamp", "state", "TOGGLE")]
 
 
-def test_bindings_are_listed_updated_removed_and_go_with_their_equipment(rig):
-    actions = rig.engine.button_actions
-    button, lamp = rig.button("remote"), rig.light("lamp")
-    a, b = rig.mode("A"), rig.mode("B")
-    first = bind(rig, button, "single", "mode_activate", modeId=a)
-    second = bind(rig, button, "double", "mode_toggle", modeAId=b, modeBId=a)
-    bind(rig, button, "hold", "equipment_order", equipmentId=lamp["id"], orderAlias="state", value="ON")
-    assert [x["id"] for x in actions.list_json(button["id"])][:2] == [first["id"], second["id"]]
+def test_only_the_action_alias_of_an_enabled_bound_equipment_counts(house):
+    button, other = house.button("remote"), house.button("other")
+    mode = house.mode("Cosy")
+    bind(house, button, "100", "mode_activate", modeId=mode)
+    house.fake.report("remote", {"battery": 100})  # not the action alias
+    house.press("other", "100")  # not this equipment's bindings
+    assert not house.engine.modes.is_active(mode)
+    house.engine.equipments.update(button, {"enabled": False})
+    house.press("remote", "100")
+    assert not house.engine.modes.is_active(mode)
+    house.engine.equipments.update(button, {"enabled": True})
+    house.press("remote", 100)  # compared as text
+    assert house.engine.modes.is_active(mode)
+
+
+def test_bindings_are_listed_updated_removed_and_go_with_their_equipment(house):
+    actions = house.engine.button_actions
+    button, lamp = house.button("remote"), house.light("lamp")
+    a, b = house.mode("A"), house.mode("B")
+    first = bind(house, button, "single", "mode_activate", modeId=a)
+    second = bind(house, button, "double", "mode_toggle", modeAId=b, modeBId=a)
+    bind(house, button, "hold", "equipment_order", equipmentId=lamp, orderAlias="state", value="ON")
+    assert [x["id"] for x in actions.list_json(button)][:2] == [first["id"], second["id"]]
     assert [(t["actionValue"], t["equipmentName"]) for t in actions.triggers_of_mode(a)] == [("single", "remote"), ("double", "remote")]
     assert [t["id"] for t in actions.triggers_of_mode(b)] == [second["id"]]
 
-    changed = actions.update(button["id"], first["id"], {"actionValue": "triple", "config": {"modeId": b}})
+    changed = actions.update(button, first["id"], {"actionValue": "triple", "config": {"modeId": b}})
     assert (changed["actionValue"], changed["effectType"], changed["config"]) == ("triple", "mode_activate", {"modeId": b})
     with pytest.raises(BadRequest, match="config.zoneId is required"):
-        actions.update(button["id"], first["id"], {"effectType": "zone_order"})  # a new type needs its config
-    rig.press("remote", "triple")
-    assert rig.engine.modes.is_active(b)
-    actions.delete(button["id"], first["id"])
+        actions.update(button, first["id"], {"effectType": "zone_order"})  # a new type needs its config
+    house.press("remote", "triple")
+    assert house.engine.modes.is_active(b)
+    actions.delete(button, first["id"])
     with pytest.raises(NotFound):
-        actions.delete(button["id"], first["id"])
+        actions.delete(button, first["id"])
     with pytest.raises(NotFound):
-        actions.update(lamp["id"], second["id"], {"actionValue": "x"})  # not that equipment's binding
+        actions.update(lamp, second["id"], {"actionValue": "x"})  # not that equipment's binding
 
-    rig.engine.equipments.delete(button["id"])
+    house.engine.equipments.delete(button)
     assert actions.triggers_of_mode(a) == []
-    rig.restart()
-    assert rig.engine.button_actions.triggers_of_mode(a) == []
+    house.restart()
+    assert house.engine.button_actions.triggers_of_mode(a) == []
     with pytest.raises(NotFound):
-        rig.engine.button_actions.list_json(button["id"])
+        house.engine.button_actions.list_json(button)
 
 
-def test_bindings_survive_a_restart(rig):
-    button = rig.button("remote")
-    mode = rig.mode("Night")
-    bind(rig, button, "single", "mode_activate", modeId=mode)
-    rig.restart()
-    rig.press("remote", "single")
-    assert rig.engine.modes.is_active(mode)
+def test_bindings_survive_a_restart(house):
+    button = house.button("remote")
+    mode = house.mode("Night")
+    bind(house, button, "single", "mode_activate", modeId=mode)
+    house.restart()
+    house.press("remote", "single")
+    assert house.engine.modes.is_active(mode)
 
 
 @pytest.mark.parametrize(
@@ -154,19 +154,19 @@ def test_bindings_survive_a_restart(rig):
         ("scene", {}, "effectType must be one of"),
     ],
 )
-def test_configs_are_checked_against_what_exists(rig, effect_type, config, message):
-    button, lamp = rig.button("remote"), rig.light("lamp")
-    mode = rig.mode("Mode")
-    config = {k: {"MODE": mode, "LAMP": lamp["id"]}.get(v, v) if isinstance(v, str) else v for k, v in config.items()}
+def test_configs_are_checked_against_what_exists(house, effect_type, config, message):
+    button, lamp = house.button("remote"), house.light("lamp")
+    mode = house.mode("Mode")
+    config = {k: {"MODE": mode, "LAMP": lamp}.get(v, v) if isinstance(v, str) else v for k, v in config.items()}
     with pytest.raises(BadRequest) as refused:
-        rig.engine.button_actions.create(button["id"], {"actionValue": "single", "effectType": effect_type, "config": config})
+        house.engine.button_actions.create(button, {"actionValue": "single", "effectType": effect_type, "config": config})
     assert refused.value.message.startswith(message)
-    assert rig.engine.button_actions.list_json(button["id"]) == []
+    assert house.engine.button_actions.list_json(button) == []
 
 
-def test_a_recipe_action_is_refused_while_there_is_no_recipe_service(rig):
-    button = rig.button("remote")
-    rig.engine.recipes = None
+def test_a_recipe_action_is_refused_while_there_is_no_recipe_service(house):
+    button = house.button("remote")
+    house.engine.recipes = None
     with pytest.raises(BadRequest, match="recipe instance not found"):
-        bind(rig, button, "single", "recipe_toggle", instanceId="inst-1", enabled=True)
-    rig.engine.recipes = rig.recipes
+        bind(house, button, "single", "recipe_toggle", instanceId="inst-1", enabled=True)
+    house.engine.recipes = house.stand_in_recipes

@@ -6,8 +6,8 @@ from hausbox.charts.service import Charts
 from hausbox.core.clock import ManualClock
 
 
-def test_update_stamps_updated_at_from_the_engine_clock(engine):
-    instance, _, _ = engine
+def test_update_stamps_updated_at_from_the_engine_clock(house):
+    instance = house.engine
     clock = ManualClock(instance.clock.tz, 1_767_225_600_000)
     charts = Charts(instance.db, clock)
     chart = charts.create("Clocked", {"series": []})

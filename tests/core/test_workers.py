@@ -112,22 +112,16 @@ def test_a_long_queue_yields_the_core(workers):
     assert len(ticks) > 5, "the worker held the loop for its whole queue"
 
 
-def test_an_order_waiting_for_its_acknowledgement_stalls_only_the_worker_that_sent_it(tmp_path):
+def test_an_order_waiting_for_its_acknowledgement_stalls_only_the_worker_that_sent_it(house):
     # The in-process fake waits like a broker client waiting for its PUBACK.
-    from tests.inprocess import build_engine, light_specs
-
-    engine, fake = build_engine(tmp_path / "data")
-    try:
-        data, orders = light_specs()
-        lamp = engine.equipments.create("Lamp", "light_dimmable", engine.zones.all()[0].id, device_ids=[fake.discover("lamp", data, orders).id])
-        fake.ack_delay_s, fake.echo = 1.0, False
-        seen = []
-        engine.bus.on("equipment.data.changed", lambda e: seen.append(e["value"]))
-        engine.workers.create("orders").submit(engine.orders.execute, lamp["id"], "state", "ON")
-        gevent.sleep(0.05)  # the order is under way, waiting
-        engine.devices.update_data("fake", "lamp", {"brightness": 42})  # the message path does not wait
-        assert seen == [42] and fake.sent == [("lamp", "state", "ON")]
-        assert not engine.workers.get("orders").drain(0.1)
-        assert engine.workers.get("orders").drain(2)
-    finally:
-        engine.stop()
+    engine, fake = house.engine, house.fake
+    lamp = house.light("lamp")
+    fake.ack_delay_s, fake.echo = 1.0, False
+    seen = []
+    engine.bus.on("equipment.data.changed", lambda e: seen.append(e["value"]))
+    engine.workers.create("orders").submit(engine.orders.execute, lamp, "state", "ON")
+    gevent.sleep(0.05)  # the order is under way, waiting
+    engine.devices.update_data("fake", "lamp", {"brightness": 42})  # the message path does not wait
+    assert seen == [42] and fake.sent == [("lamp", "state", "ON")]
+    assert not engine.workers.get("orders").drain(0.1)
+    assert engine.workers.get("orders").drain(2)

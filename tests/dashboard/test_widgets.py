@@ -5,11 +5,9 @@ from __future__ import annotations
 import pytest
 
 from hausbox.core.errors import BadRequest, NotFound
-from tests.inprocess import build_engine
 
-
-def test_widgets_keep_their_order_across_a_restart(tmp_path):
-    engine, _ = build_engine(tmp_path / "data")
+def test_widgets_keep_their_order_across_a_restart(house):
+    engine = house.engine
     zone = engine.zones.create("Hall")["id"]
     lamp = engine.equipments.create("Lamp", "light_onoff", zone)["id"]
     board = engine.dashboard
@@ -23,16 +21,12 @@ def test_widgets_keep_their_order_across_a_restart(tmp_path):
     }  # fmt: skip
     board.reorder([c["id"], a["id"], b["id"]])
     assert [w["id"] for w in board.list()] == [c["id"], a["id"], b["id"]]
-    engine.stop()
-    again, _ = build_engine(tmp_path / "data")
-    try:
-        assert [w["id"] for w in again.dashboard.list()] == [c["id"], a["id"], b["id"]]
-    finally:
-        again.stop()
+    house.restart()
+    assert [w["id"] for w in house.engine.dashboard.list()] == [c["id"], a["id"], b["id"]]
 
 
-def test_update_changes_only_what_is_given(engine):
-    engine, _, _ = engine
+def test_update_changes_only_what_is_given(house):
+    engine = house.engine
     zone = engine.zones.create("Hall")["id"]
     board = engine.dashboard
     widget = board.create({"type": "zone", "zoneId": zone, "family": "heating", "label": "Heat", "icon": "fire", "config": {"a": 1}})
@@ -45,8 +39,8 @@ def test_update_changes_only_what_is_given(engine):
         board.delete("nope")
 
 
-def test_references_must_exist_and_order_must_match(engine):
-    engine, _, _ = engine
+def test_references_must_exist_and_order_must_match(house):
+    engine = house.engine
     board = engine.dashboard
     with pytest.raises(BadRequest, match="Equipment not found"):
         board.create({"type": "equipment", "equipmentId": "ghost"})
@@ -58,8 +52,8 @@ def test_references_must_exist_and_order_must_match(engine):
             board.reorder(order)
 
 
-def test_widgets_go_away_with_their_equipment_or_zone(engine):
-    engine, _, _ = engine
+def test_widgets_go_away_with_their_equipment_or_zone(house):
+    engine = house.engine
     room = engine.zones.create("Spare room")["id"]
     lamp = engine.equipments.create("Lamp", "light_onoff", room)["id"]
     board = engine.dashboard

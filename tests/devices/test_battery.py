@@ -5,15 +5,14 @@ from __future__ import annotations
 from hausbox.core.clock import now_ms
 from hausbox.devices import battery
 from hausbox.devices.discovery import DataSpec
-from tests.inprocess import build_engine
 
 
 def _sensor(fake, name="sensor"):
     return fake.discover(name, [DataSpec("battery", "number", "battery", "%")])
 
 
-def test_hysteresis_between_20_and_25(engine):
-    engine, fake, recorder = engine
+def test_hysteresis_between_20_and_25(house):
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     device = _sensor(fake)
     for level in (30, 21, 20, 15, 22, 24):
         fake.report("sensor", {"battery": level})
@@ -29,8 +28,8 @@ def test_hysteresis_between_20_and_25(engine):
     assert len(recorder.of("system.alarm.raised")) == 2
 
 
-def test_a_weekly_reminder_while_low(engine, monkeypatch):
-    engine, fake, recorder = engine
+def test_a_weekly_reminder_while_low(house, monkeypatch):
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     _sensor(fake)
     fake.report("sensor", {"battery": 10})
     assert engine.battery.remind_due() == 0
@@ -41,27 +40,20 @@ def test_a_weekly_reminder_while_low(engine, monkeypatch):
     assert engine.battery.remind_due() == 0
 
 
-def test_an_alert_survives_a_restart_without_being_announced_again(tmp_path):
-    engine, fake = build_engine(tmp_path / "d")
-    device = _sensor(fake)
-    fake.report("sensor", {"battery": 5})
-    engine.stop()
-    again, fake_again = build_engine(tmp_path / "d")
-    try:
-        from tests.inprocess import Recorder
-
-        recorder = Recorder(again)
-        assert [a["deviceId"] for a in again.battery.alerts_json()] == [device.id]
-        fake_again.report("sensor", {"battery": 6})
-        assert recorder.of("system.alarm.raised") == []
-        fake_again.report("sensor", {"battery": 80})
-        assert [e["alarmId"] for e in recorder.of("system.alarm.resolved")] == [f"battery-low:{device.id}"]
-    finally:
-        again.stop()
+def test_an_alert_survives_a_restart_without_being_announced_again(house):
+    device = _sensor(house.fake)
+    house.fake.report("sensor", {"battery": 5})
+    house.restart()
+    again, fake_again, recorder = house.engine, house.fake, house.recorder
+    assert [a["deviceId"] for a in again.battery.alerts_json()] == [device.id]
+    fake_again.report("sensor", {"battery": 6})
+    assert recorder.of("system.alarm.raised") == []
+    fake_again.report("sensor", {"battery": 80})
+    assert [e["alarmId"] for e in recorder.of("system.alarm.resolved")] == [f"battery-low:{device.id}"]
 
 
-def test_a_removed_device_takes_its_alert_along(engine):
-    engine, fake, _ = engine
+def test_a_removed_device_takes_its_alert_along(house):
+    engine, fake = house.engine, house.fake
     device = _sensor(fake)
     fake.report("sensor", {"battery": 3})
     engine.devices.delete(device.id)

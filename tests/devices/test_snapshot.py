@@ -22,7 +22,7 @@ from hausbox.devices import manager as manager_module
 from hausbox.devices import persistence, snapshot
 from hausbox.devices.device import stable_id
 from hausbox.devices.discovery import DataSpec
-from tests.inprocess import FAKE_ID, build_engine
+from tests.inprocess import FAKE_ID
 
 REPO = Path(__file__).resolve().parents[2]
 METER = [DataSpec("power", "number", "power", "W"), DataSpec("state", "enum", "generic", enum_values=["ON", "OFF"])]
@@ -50,13 +50,9 @@ def data_dir(tmp_path) -> Path:
     return tmp_path / "data"
 
 
-def reopen(data_dir: Path):
-    """A new engine on the same data directory (the caller stops it)."""
-    return build_engine(data_dir)
-
-
-def test_values_times_status_and_last_seen_survive_a_restart(data_dir):
-    engine, fake = build_engine(data_dir)
+def test_values_times_status_and_last_seen_survive_a_restart(make_house, data_dir):
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     fake.discover("meter", METER)
     fake.discover("plug", METER)
     fake.discover("silent", METER)  # never reported: nothing of it is saved
@@ -64,10 +60,11 @@ def test_values_times_status_and_last_seen_survive_a_restart(data_dir):
     fake.report("plug", {"power": 3})
     engine.devices.update_status(FAKE_ID, "plug", "offline")
     before = {k: engine.devices.find(FAKE_ID, k).to_json() for k in ("meter", "plug", "silent")}
-    engine.stop()
+    house.stop()
     assert set(saved(data_dir)["devices"]) == {before["meter"]["id"], before["plug"]["id"]}
 
-    again, _ = reopen(data_dir)
+    house.restart()
+    again = house.engine
     try:
         after = {k: again.devices.find(FAKE_ID, k).to_json() for k in ("meter", "plug", "silent")}
         assert after == before
@@ -76,13 +73,14 @@ def test_values_times_status_and_last_seen_survive_a_restart(data_dir):
         assert [d["value"] for d in after["meter"]["data"]] == [42.5, "ON"]
         assert again.devices.counts() == {"total": 3, "online": 1, "offline": 1, "unknown": 1}
     finally:
-        again.stop()
+        house.stop()
 
 
-def test_exact_times_and_values_of_every_json_type_round_trip(data_dir, monkeypatch):
+def test_exact_times_and_values_of_every_json_type_round_trip(make_house, data_dir, monkeypatch):
     clock = iter(range(1_779_000_000_000, 1_779_000_000_000 + 10_000_000, 1_000))
     monkeypatch.setattr(manager_module, "now_ms", lambda: next(clock))
-    engine, fake = build_engine(data_dir)
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     types = {"number": "number", "flag": "boolean", "text": "text", "nothing": "text", "color": "text", "list": "text", "huge": "number"}
     specs = [DataSpec(key, type_) for key, type_ in types.items()]
     device = fake.discover("odd", specs)
@@ -91,9 +89,10 @@ def test_exact_times_and_values_of_every_json_type_round_trip(data_dir, monkeypa
     fake.report("odd", {"nothing": None})
     expected = {d.key: (d.value, d.last_updated, d.last_changed) for d in device.data.values()}
     expected_seen = device.last_seen
-    engine.stop()
+    house.stop()
 
-    again, _ = reopen(data_dir)
+    house.restart()
+    again = house.engine
     try:
         device = again.devices.find(FAKE_ID, "odd")
         assert {d.key: (d.value, d.last_updated, d.last_changed) for d in device.data.values()} == expected
@@ -101,11 +100,12 @@ def test_exact_times_and_values_of_every_json_type_round_trip(data_dir, monkeypa
         assert expected["number"][1] != expected["number"][2]  # updated after its last change
         assert expected["huge"][0] == 2**70
     finally:
-        again.stop()
+        house.stop()
 
 
-def test_a_flush_writes_only_when_something_changed(data_dir, monkeypatch):
-    engine, fake = build_engine(data_dir)
+def test_a_flush_writes_only_when_something_changed(make_house, data_dir, monkeypatch):
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     try:
         writes = []
         real_write = snapshot.write
@@ -121,13 +121,14 @@ def test_a_flush_writes_only_when_something_changed(data_dir, monkeypatch):
         assert engine.devices.flush() is True
         assert len(writes) == 3
     finally:
-        engine.stop()
+        house.stop()
     assert len(writes) == 3  # nothing new at stop
 
 
-def test_the_flusher_writes_periodically_and_stop_writes_the_rest(data_dir, monkeypatch):
+def test_the_flusher_writes_periodically_and_stop_writes_the_rest(make_house, data_dir, monkeypatch):
     monkeypatch.setattr(persistence, "FLUSH_INTERVAL_S", 0.05)
-    engine, fake = build_engine(data_dir)
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     engine.devices.start()
     fake.discover("meter", METER)
     fake.report("meter", {"power": 5})
@@ -135,12 +136,13 @@ def test_the_flusher_writes_periodically_and_stop_writes_the_rest(data_dir, monk
     device_id = engine.devices.find(FAKE_ID, "meter").id
     assert saved(data_dir)["devices"][device_id]["data"]["power"][0] == 5
     fake.report("meter", {"power": 6})
-    engine.stop()
+    house.stop()
     assert saved(data_dir)["devices"][device_id]["data"]["power"][0] == 6
 
 
-def test_a_failed_write_keeps_the_previous_snapshot_and_is_retried(data_dir, monkeypatch):
-    engine, fake = build_engine(data_dir)
+def test_a_failed_write_keeps_the_previous_snapshot_and_is_retried(make_house, data_dir, monkeypatch):
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     try:
         fake.discover("meter", METER)
         fake.report("meter", {"power": 1})
@@ -159,28 +161,30 @@ def test_a_failed_write_keeps_the_previous_snapshot_and_is_retried(data_dir, mon
         assert not state_file(data_dir).with_name(snapshot.FILE_NAME + ".tmp").exists()
         assert engine.devices.flush() is True  # still due
     finally:
-        engine.stop()
+        house.stop()
     device_id = engine.devices.find(FAKE_ID, "meter").id
     assert saved(data_dir)["devices"][device_id]["data"]["power"][0] == 2
 
 
-def test_a_truncated_temporary_file_left_by_a_crash_is_harmless(data_dir):
-    engine, fake = build_engine(data_dir)
+def test_a_truncated_temporary_file_left_by_a_crash_is_harmless(make_house, data_dir):
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     fake.discover("meter", METER)
     fake.report("meter", {"power": 7})
-    engine.stop()
+    house.stop()
     good = state_file(data_dir).read_bytes()
     # A crash while the next snapshot was written: half a temporary file, the rename never done.
     state_file(data_dir).with_name(snapshot.FILE_NAME + ".tmp").write_bytes(good[: len(good) // 2])
 
-    again, fake = reopen(data_dir)
+    house.restart()
+    again, fake = house.engine, house.fake
     try:
         assert again.devices.find(FAKE_ID, "meter").data["power"].value == 7
         fake.report("meter", {"power": 8})
         assert again.devices.flush() is True  # the leftover is simply overwritten
         assert not state_file(data_dir).with_name(snapshot.FILE_NAME + ".tmp").exists()
     finally:
-        again.stop()
+        house.stop()
     assert "damaged" not in log_text(data_dir)
 
 
@@ -189,9 +193,10 @@ KILLED_WHILE_WRITING = textwrap.dedent(
     import os, signal, sys
     from pathlib import Path
     from hausbox.devices.discovery import DataSpec
-    from tests.inprocess import build_engine
+    from tests.inprocess import House
 
-    engine, fake = build_engine(Path(sys.argv[1]))
+    house = House(Path(sys.argv[1]))
+    engine, fake = house.engine, house.fake
     fake.discover("meter", [DataSpec("power", "number", "power", "W")])
     fake.report("meter", {"power": 1})
     engine.devices.flush()
@@ -206,16 +211,17 @@ KILLED_WHILE_WRITING = textwrap.dedent(
 )
 
 
-def test_kill_9_in_the_middle_of_a_write_leaves_the_previous_snapshot(data_dir):
+def test_kill_9_in_the_middle_of_a_write_leaves_the_previous_snapshot(make_house, data_dir):
     run = subprocess.run([sys.executable, "-c", KILLED_WHILE_WRITING, str(data_dir)], cwd=REPO, capture_output=True, timeout=120)
     assert run.returncode == -9, run.stderr.decode()
     assert state_file(data_dir).with_name(snapshot.FILE_NAME + ".tmp").exists()  # it did die mid-write
 
-    again, _ = reopen(data_dir)
+    house = make_house(data_dir=data_dir)
+    again = house.engine
     try:
         assert again.devices.find(FAKE_ID, "meter").data["power"].value == 1
     finally:
-        again.stop()
+        house.stop()
 
 
 @pytest.mark.parametrize(
@@ -229,30 +235,33 @@ def test_kill_9_in_the_middle_of_a_write_leaves_the_previous_snapshot(data_dir):
         pytest.param(lambda good: gzip.compress(b"[1, 2]"), id="not-an-object"),
     ],
 )
-def test_a_damaged_snapshot_is_ignored_with_a_warning(data_dir, damage):
-    engine, fake = build_engine(data_dir)
+def test_a_damaged_snapshot_is_ignored_with_a_warning(make_house, data_dir, damage):
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     fake.discover("meter", METER)
     fake.report("meter", {"power": 7})
-    engine.stop()
+    house.stop()
     state_file(data_dir).write_bytes(damage(state_file(data_dir).read_bytes()))
 
-    again, fake = reopen(data_dir)
+    house.restart()
+    again, fake = house.engine, house.fake
     try:
         device = again.devices.find(FAKE_ID, "meter")
         assert device.data["power"].value is None and device.status == "unknown"
         fake.report("meter", {"power": 9})  # the engine works as ever
         assert again.devices.flush() is True
     finally:
-        again.stop()
+        house.stop()
     assert "device state snapshot" in log_text(data_dir) and "ignored" in log_text(data_dir)
     assert saved(data_dir)["devices"][device.id]["data"]["power"][0] == 9
 
 
-def test_malformed_entries_are_skipped_the_others_kept(data_dir):
-    engine, fake = build_engine(data_dir)
+def test_malformed_entries_are_skipped_the_others_kept(make_house, data_dir):
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     good = fake.discover("good", METER)
     bad = fake.discover("bad", METER)
-    engine.stop()
+    house.stop()
     body = {
         "format": snapshot.FORMAT,
         "writtenAt": 1_779_000_000_000,
@@ -262,18 +271,20 @@ def test_malformed_entries_are_skipped_the_others_kept(data_dir):
         },
     }
     state_file(data_dir).write_bytes(gzip.compress(json.dumps(body).encode()))
-    again, _ = reopen(data_dir)
+    house.restart()
+    again = house.engine
     try:
         datum = again.devices.get(good.id).data["power"]
         assert (datum.value, datum.last_updated, datum.last_changed) == (3, 1_779_000_000_000, 1_778_999_999_500)
         assert again.devices.get(bad.id).status == "unknown"
     finally:
-        again.stop()
+        house.stop()
     assert "1 malformed device entries ignored" in log_text(data_dir)
 
 
-def test_state_of_a_removed_device_or_datum_is_ignored_then_dropped(data_dir):
-    engine, fake = build_engine(data_dir)
+def test_state_of_a_removed_device_or_datum_is_ignored_then_dropped(make_house, data_dir):
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     kept = fake.discover("kept", METER)
     gone = fake.discover("gone", METER)
     fake.report("kept", {"power": 1, "state": "ON"})
@@ -282,13 +293,14 @@ def test_state_of_a_removed_device_or_datum_is_ignored_then_dropped(data_dir):
     older = state_file(data_dir).read_bytes()  # holds both devices and both data
     engine.devices.delete(gone.id)
     fake.discover("kept", METER[:1])  # "state" is no longer declared
-    engine.stop()
+    house.stop()
     assert set(saved(data_dir)["devices"]) == {kept.id}
     assert set(saved(data_dir)["devices"][kept.id]["data"]) == {"power"}
     # A crash before that last write: the older snapshot still names them.
     state_file(data_dir).write_bytes(older)
 
-    again, fake = reopen(data_dir)
+    house.restart()
+    again, fake = house.engine, house.fake
     try:
         assert again.devices.get(gone.id) is None
         device = again.devices.get(kept.id)
@@ -296,15 +308,16 @@ def test_state_of_a_removed_device_or_datum_is_ignored_then_dropped(data_dir):
         fake.discover("kept", METER)  # declared again: it starts unknown, the old value is not revived
         assert device.data["state"].value is None
     finally:
-        again.stop()
+        house.stop()
     assert gone.id not in saved(data_dir)["devices"]
 
 
-def test_the_database_no_longer_holds_volatile_state(data_dir):
-    engine, fake = build_engine(data_dir)
+def test_the_database_no_longer_holds_volatile_state(make_house, data_dir):
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     fake.discover("meter", METER)
     fake.report("meter", {"power": 1})
-    engine.stop()
+    house.stop()
     db = data_dir / "hausbox.db"
     assert {row[1] for row in sql(db, "PRAGMA table_info(devices)")} & {"status", "last_seen"} == set()
     assert {row[1] for row in sql(db, "PRAGMA table_info(device_data)")} & {"value", "last_updated", "last_changed"} == set()
@@ -352,79 +365,86 @@ def assert_carried_over(engine) -> None:
     assert engine.equipments.get("eq").data_bindings["power"].device_data_id == power.id
 
 
-def test_the_upgrade_carries_the_values_of_the_database_into_the_snapshot(data_dir):
+def test_the_upgrade_carries_the_values_of_the_database_into_the_snapshot(make_house, data_dir):
     old_database(data_dir)
-    engine, _ = build_engine(data_dir)
+    house = make_house(data_dir=data_dir)
+    engine = house.engine
     try:
         assert_carried_over(engine)
         assert state_file(data_dir).exists()  # written at once, before the handover is dropped
         assert engine.log_ring.query(search="device values moved from the database into device-state.json.gz")
     finally:
-        engine.stop()
+        house.stop()
     db = data_dir / "hausbox.db"
     assert {row[0] for row in sql(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%handover%'")} == set()
     assert sql(db, "SELECT COUNT(*) FROM device_data")[0][0] == 6 and sql(db, "SELECT COUNT(*) FROM data_bindings")[0][0] == 1
     assert sql(db, "PRAGMA foreign_key_check") == []
     assert sql(db, "PRAGMA integrity_check") == [("ok",)]
 
-    again, _ = reopen(data_dir)  # from the snapshot alone now
+    house.restart()  # from the snapshot alone now
+    again = house.engine
     try:
         assert_carried_over(again)
     finally:
-        again.stop()
+        house.stop()
 
 
-def test_the_handover_is_kept_until_the_snapshot_is_written(data_dir, monkeypatch):
+def test_the_handover_is_kept_until_the_snapshot_is_written(make_house, data_dir, monkeypatch):
     old_database(data_dir)
 
     def full_disk(path, body):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(snapshot, "write", full_disk)
-    engine, _ = build_engine(data_dir)
+    house = make_house(data_dir=data_dir)
+    engine = house.engine
     try:
         assert_carried_over(engine)  # in memory all the same
     finally:
-        engine.stop()
+        house.stop()
     db = data_dir / "hausbox.db"
     assert len(sql(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%handover%'")) == 2
     monkeypatch.undo()
 
-    again, _ = reopen(data_dir)
+    house.restart()
+    again = house.engine
     try:
         assert_carried_over(again)
     finally:
-        again.stop()
+        house.stop()
     assert sql(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%handover%'") == []
 
 
-def test_a_snapshot_newer_than_the_handover_wins(data_dir):
+def test_a_snapshot_newer_than_the_handover_wins(make_house, data_dir):
     """A crash after the snapshot was written but before the handover tables were dropped."""
     old_database(data_dir)
-    engine, fake = build_engine(data_dir)
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     fake.report("meter", {"power": 99})
-    engine.stop()
+    house.stop()
     db = data_dir / "hausbox.db"
     sql(db, "CREATE TABLE device_state_handover (device_id TEXT PRIMARY KEY, status TEXT, last_seen INTEGER)")
     sql(db, "CREATE TABLE datum_state_handover (device_id TEXT, key TEXT, value TEXT, last_updated INTEGER, last_changed INTEGER)")
     sql(db, "INSERT INTO datum_state_handover VALUES ('dev-meter', 'power', '12.5', 1, 1)")
-    again, _ = reopen(data_dir)
+    house.restart()
+    again = house.engine
     try:
         assert again.devices.get("dev-meter").data["power"].value == 99
     finally:
-        again.stop()
+        house.stop()
     assert sql(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE '%handover%'") == []
 
 
 # ---- size -----------------------------------------------------------------------------------------
 
 
-def test_a_500_device_home_snapshots_in_well_under_100_kb(data_dir, monkeypatch):
+def test_a_500_device_home_snapshots_in_well_under_100_kb(make_house, data_dir, monkeypatch):
     """500 devices x 8 data after an hour at 10 messages/s (the disk benchmark's rate)."""
     rng = random.Random(7)
     clock = [1_779_000_000_000]
     monkeypatch.setattr(manager_module, "now_ms", lambda: clock[0])
-    engine, fake = build_engine(data_dir)
+    house = make_house(data_dir=data_dir)
+    engine, fake = house.engine, house.fake
     try:
         keys = ["temperature", "humidity", "battery", "linkquality", "state", "brightness", "power", "energy"]
         specs = [DataSpec(k, "enum" if k == "state" else "number", k) for k in keys]
@@ -449,4 +469,4 @@ def test_a_500_device_home_snapshots_in_well_under_100_kb(data_dir, monkeypatch)
         print(f"snapshot of 500 devices x 8 data: {size} bytes, {size * 3600 / persistence.FLUSH_INTERVAL_S / 1e6:.2f} MB/h")
         assert size < 100_000
     finally:
-        engine.stop()
+        house.stop()

@@ -9,8 +9,14 @@ from hausbox.devices.discovery import DataSpec
 from tests.inprocess import light_specs
 
 
-def test_device_ids_bind_every_datum_and_order_by_key(engine):
-    engine, fake, recorder = engine
+@pytest.fixture
+def house(make_house):
+    """The plain in-process home (devices echo orders back), not this folder's silent one."""
+    return make_house()
+
+
+def test_device_ids_bind_every_datum_and_order_by_key(house):
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     data, orders = light_specs()
     lamp = fake.discover("lamp", data, orders)
     fake.report("lamp", {"state": "OFF", "brightness": 100})
@@ -23,8 +29,8 @@ def test_device_ids_bind_every_datum_and_order_by_key(engine):
     assert recorder.of("equipment.created")[0]["equipment"]["id"] == body["id"]
 
 
-def test_unknown_type_zone_or_device_is_refused(engine):
-    engine, fake, _ = engine
+def test_unknown_type_zone_or_device_is_refused(house):
+    engine, fake = house.engine, house.fake
     root = engine.zones.root().id
     with pytest.raises(BadRequest, match="Invalid equipment type: toaster"):
         engine.equipments.create("T", "toaster", root)
@@ -37,8 +43,8 @@ def test_unknown_type_zone_or_device_is_refused(engine):
         engine.equipments.create("Main 2", "main_energy_meter", root)
 
 
-def test_alias_conflicts_answer_409_and_bindings_can_be_removed(engine):
-    engine, fake, _ = engine
+def test_alias_conflicts_answer_409_and_bindings_can_be_removed(house):
+    engine, fake = house.engine, house.fake
     sensor = fake.discover("s", [DataSpec("temperature", "number", "temperature"), DataSpec("humidity", "number", "humidity")])
     equipment = engine.equipments.create("Sensor", "sensor", engine.zones.root().id)
     binding = engine.equipments.add_data_binding(equipment["id"], sensor.data["temperature"].id, "temperature")
@@ -53,8 +59,8 @@ def test_alias_conflicts_answer_409_and_bindings_can_be_removed(engine):
         engine.equipments.remove_data_binding(equipment["id"], binding["id"])
 
 
-def test_bindings_go_when_their_device_goes(engine):
-    engine, fake, _ = engine
+def test_bindings_go_when_their_device_goes(house):
+    engine, fake = house.engine, house.fake
     data, orders = light_specs()
     lamp = fake.discover("lamp", data, orders)
     body = engine.equipments.create("Lamp", "light_dimmable", engine.zones.root().id, device_ids=[lamp.id])
@@ -63,8 +69,8 @@ def test_bindings_go_when_their_device_goes(engine):
     assert after["dataBindings"] == [] and after["orderBindings"] == [] and after["data"] == {}
 
 
-def test_separate_supply_is_refused_on_whole_supply_meters(engine):
-    engine, _, _ = engine
+def test_separate_supply_is_refused_on_whole_supply_meters(house):
+    engine = house.engine
     main = engine.equipments.create("Main", "main_energy_meter", engine.zones.root().id)
     with pytest.raises(BadRequest, match="separateSupply"):
         engine.equipments.update(main["id"], {"separateSupply": True})
@@ -72,27 +78,22 @@ def test_separate_supply_is_refused_on_whole_supply_meters(engine):
     assert engine.equipments.update(plug["id"], {"separateSupply": True, "requireConfirmation": True})["separateSupply"] is True
 
 
-def test_equipments_survive_a_restart(tmp_path):
-    from tests.inprocess import build_engine
-
-    engine, fake = build_engine(tmp_path / "d")
+def test_equipments_survive_a_restart(house):
+    engine, fake = house.engine, house.fake
     data, orders = light_specs()
     lamp = fake.discover("lamp", data, orders)
     fake.report("lamp", {"state": "ON"})
     body = engine.equipments.create("Lamp", "light_dimmable", engine.zones.root().id, device_ids=[lamp.id])
-    engine.stop()
-    again, _ = build_engine(tmp_path / "d")
-    try:
-        restored = again.equipments.to_json(again.equipments.get(body["id"]))
-        assert restored["data"]["state"] == "ON" and len(restored["orderBindings"]) == 2
-    finally:
-        again.stop()
+    house.restart()
+    again = house.engine
+    restored = again.equipments.to_json(again.equipments.get(body["id"]))
+    assert restored["data"]["state"] == "ON" and len(restored["orderBindings"]) == 2
 
 
-def test_the_cached_list_json_follows_every_change(engine):
+def test_the_cached_list_json_follows_every_change(house):
     import json
 
-    engine, fake, _ = engine
+    engine, fake = house.engine, house.fake
     data, orders = light_specs()
     lamp = fake.discover("lamp", data, orders)
     body = engine.equipments.create("Lamp", "light_dimmable", engine.zones.root().id, device_ids=[lamp.id])
@@ -113,10 +114,10 @@ def test_the_cached_list_json_follows_every_change(engine):
     assert listed() == json.loads(json.dumps(engine.equipments.to_json(equipment)))
 
 
-def test_the_encoded_list_follows_changes_and_filters(engine):
+def test_the_encoded_list_follows_changes_and_filters(house):
     import json
 
-    engine, fake, _ = engine
+    engine, fake = house.engine, house.fake
     data, orders = light_specs()
     lamp = fake.discover("lamp", data, orders)
     root = engine.zones.root().id

@@ -83,7 +83,7 @@ def _camera(house, snapshot_url=None, stream_url=None, name="Porch camera", equi
 
 def test_snapshot_is_proxied_with_its_content_type(house, upstream):
     camera = _camera(house, snapshot_url=f"{upstream}/snapshot.jpg")
-    response = house.engine.camera.snapshot(camera["id"])
+    response = house.engine.camera.snapshot(camera)
     assert response.status_code == 200
     assert response.headers["Content-Type"] == "image/jpeg"
     assert response.body == FRAME
@@ -91,17 +91,17 @@ def test_snapshot_is_proxied_with_its_content_type(house, upstream):
 
 def test_snapshot_through_the_route(house, upstream):
     camera = _camera(house, snapshot_url=f"{upstream}/snapshot.jpg")
-    status, headers, body = house.api("GET", f"/equipments/{camera['id']}/camera/snapshot")
+    status, headers, body = house.api("GET", f"/equipments/{camera}/camera/snapshot")
     assert status == 200 and headers["Content-Type"] == "image/jpeg" and body == FRAME
 
 
 def test_stream_is_relayed_as_it_comes(house, upstream):
     camera = _camera(house, stream_url=f"{upstream}/stream.mjpg")
-    response = house.engine.camera.stream(camera["id"])
+    response = house.engine.camera.stream(camera)
     assert response.status_code == 200
     assert response.headers["Content-Type"] == f"multipart/x-mixed-replace; boundary={BOUNDARY}"
     assert b"".join(response.body) == b"".join(STREAM_PARTS)
-    status, headers, body = house.api("GET", f"/equipments/{camera['id']}/camera/stream")
+    status, headers, body = house.api("GET", f"/equipments/{camera}/camera/stream")
     assert status == 200 and headers["Content-Type"].startswith("multipart/x-mixed-replace") and body == b"".join(STREAM_PARTS)
 
 
@@ -116,7 +116,7 @@ def test_closing_the_stream_early_closes_the_upstream(house, upstream, monkeypat
 
     monkeypatch.setattr("requests.get", get)
     camera = _camera(house, stream_url=f"{upstream}/endless.mjpg")
-    body = house.engine.camera.stream(camera["id"]).body
+    body = house.engine.camera.stream(camera).body
     started = time.monotonic()
     assert next(iter(body)) == STREAM_PARTS[0], "each part is relayed as it arrives"
     assert time.monotonic() - started < 1.0
@@ -128,11 +128,11 @@ def test_closing_the_stream_early_closes_the_upstream(house, upstream, monkeypat
 def test_missing_bindings_are_404(house, upstream):
     snapshot_only = _camera(house, snapshot_url=f"{upstream}/snapshot.jpg")
     with pytest.raises(NotFound):
-        house.engine.camera.stream(snapshot_only["id"])
-    status, _, body = house.api("GET", f"/equipments/{snapshot_only['id']}/camera/stream")
+        house.engine.camera.stream(snapshot_only)
+    status, _, body = house.api("GET", f"/equipments/{snapshot_only}/camera/stream")
     assert status == 404 and "stream_url" in json.loads(body)["error"]
     bare = _camera(house, name="Bare camera")
-    status, _, body = house.api("GET", f"/equipments/{bare['id']}/camera/snapshot")
+    status, _, body = house.api("GET", f"/equipments/{bare}/camera/snapshot")
     assert status == 404 and json.loads(body)["error"]
     status, _, _ = house.api("GET", "/equipments/00000000-0000-4000-8000-00000000dead/camera/snapshot")
     assert status == 404
@@ -140,7 +140,7 @@ def test_missing_bindings_are_404(house, upstream):
 
 def test_only_camera_equipments_have_a_camera(house, upstream):
     sensor = _camera(house, snapshot_url=f"{upstream}/snapshot.jpg", name="Doorbell", equipment_type="sensor")
-    status, _, _ = house.api("GET", f"/equipments/{sensor['id']}/camera/snapshot")
+    status, _, _ = house.api("GET", f"/equipments/{sensor}/camera/snapshot")
     assert status == 404
 
 
@@ -148,29 +148,29 @@ def test_only_camera_equipments_have_a_camera(house, upstream):
 def test_an_upstream_error_is_502(house, upstream, path):
     camera = _camera(house, snapshot_url=f"{upstream}{path}", stream_url=f"{upstream}{path}")
     for what in ("snapshot", "stream"):
-        status, _, body = house.api("GET", f"/equipments/{camera['id']}/camera/{what}")
+        status, _, body = house.api("GET", f"/equipments/{camera}/camera/{what}")
         assert status == 502 and json.loads(body)["error"]
 
 
 def test_an_unreachable_camera_is_502_without_leaking_its_url(house):
     url = f"http://admin:hunter2@127.0.0.1:{free_port()}/snapshot.jpg"
     camera = _camera(house, snapshot_url=url)
-    status, _, body = house.api("GET", f"/equipments/{camera['id']}/camera/snapshot")
+    status, _, body = house.api("GET", f"/equipments/{camera}/camera/snapshot")
     assert status == 502 and b"hunter2" not in body
 
 
 def test_a_value_that_is_no_http_url_is_502(house):
     camera = _camera(house, snapshot_url="rtsp://camera.local/live")
     with pytest.raises(ApiError) as failed:
-        house.engine.camera.snapshot(camera["id"])
+        house.engine.camera.snapshot(camera)
     assert failed.value.status == 502
 
 
 def test_snapshots_are_capped(house, upstream):
     camera = _camera(house, snapshot_url=f"{upstream}/snapshot.jpg")
     house.engine.camera.snapshot_max_bytes = len(FRAME) - 1
-    status, _, body = house.api("GET", f"/equipments/{camera['id']}/camera/snapshot")
+    status, _, body = house.api("GET", f"/equipments/{camera}/camera/snapshot")
     assert status == 502 and "larger" in json.loads(body)["error"]
     house.engine.camera.snapshot_max_bytes = len(FRAME)
-    status, _, body = house.api("GET", f"/equipments/{camera['id']}/camera/snapshot")
+    status, _, body = house.api("GET", f"/equipments/{camera}/camera/snapshot")
     assert status == 200 and body == FRAME

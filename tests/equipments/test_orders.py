@@ -10,8 +10,14 @@ from tests.inprocess import light_specs
 
 
 @pytest.fixture
-def lamp(engine):
-    engine, fake, recorder = engine
+def house(make_house):
+    """The plain in-process home (devices echo orders back), not this folder's silent one."""
+    return make_house()
+
+
+@pytest.fixture
+def lamp(house):
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     data, orders = light_specs()
     device = fake.discover("lamp", data, orders)
     equipment = engine.equipments.create("Lamp", "light_dimmable", engine.zones.root().id, device_ids=[device.id])

@@ -10,7 +10,7 @@ from hausbox.core.errors import BadRequest
 from hausbox.devices.discovery import DataSpec, OrderSpec
 from hausbox.equipments.suggest import FITS
 from hausbox.equipments.types import EQUIPMENT_TYPES
-from tests.equipments.conftest import relay, relay_state
+from tests.inprocess import relay_order, relay_state
 
 
 @pytest.fixture
@@ -23,8 +23,8 @@ def devices(house):
     d("Blind", data=[DataSpec("position", "number", "shutter_position")], orders=[OrderSpec("state", "enum", "shutter_move", enum_values=["OPEN", "CLOSE", "STOP"]), OrderSpec("position", "number", "set_shutter_position", 0, 100)])
     d("Gate contact", data=[DataSpec("contact", "boolean", "contact_door")])
     d("Gate relay", orders=[OrderSpec("trigger", "boolean")])
-    d("Two-gang module", data=[relay_state("state_l1"), relay_state("state_l2")], orders=[relay("state_l1"), relay("state_l2")])
-    d("Plug", data=[relay_state("state"), DataSpec("power", "number", "power", "W"), DataSpec("energy", "number", "energy", "kWh")], orders=[relay("state")])
+    d("Two-gang module", data=[relay_state("state_l1"), relay_state("state_l2")], orders=[relay_order("state_l1"), relay_order("state_l2")])
+    d("Plug", data=[relay_state("state"), DataSpec("power", "number", "power", "W"), DataSpec("energy", "number", "energy", "kWh")], orders=[relay_order("state")])
     d("Clamp", data=[DataSpec("power", "number", "power", "W")])
     d("Remote", data=[DataSpec("action", "text", "action")])
 

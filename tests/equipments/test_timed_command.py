@@ -7,14 +7,14 @@ import json
 import pytest
 
 from hausbox.core.errors import BadRequest
-from tests.equipments.conftest import make_engine, relay, relay_state
+from tests.inprocess import relay_order, relay_state
 
 VALID = {"alias": "state", "value": "ON", "revertValue": "OFF", "durationMs": 600_000}
 
 
 @pytest.fixture
 def heater(house):
-    device = house.device("heater-plug", data=[relay_state("state")], orders=[relay("state")])
+    device = house.device("heater-plug", data=[relay_state("state")], orders=[relay_order("state")])
     return house.equipment("Towel heater", "switch", data={"state": device.data["state"]}, orders={"state": device.orders["state"]})
 
 
@@ -23,29 +23,29 @@ def _update(house, equipment_id, config):
 
 
 def test_a_valid_config_is_stored_and_returned(house, heater):
-    body = _update(house, heater["id"], VALID)
+    body = _update(house, heater, VALID)
     assert body["timedCommand"] == VALID
 
 
 def test_steps_align_the_duration_to_the_first_step(house, heater):
-    body = _update(house, heater["id"], {**VALID, "durationMs": 3_600_000, "durationStepsMs": [900_000, 1_800_000, 3_600_000]})
+    body = _update(house, heater, {**VALID, "durationMs": 3_600_000, "durationStepsMs": [900_000, 1_800_000, 3_600_000]})
     assert body["timedCommand"]["durationMs"] == 900_000
     assert body["timedCommand"]["durationStepsMs"] == [900_000, 1_800_000, 3_600_000]
     without_duration = {k: v for k, v in VALID.items() if k != "durationMs"}
-    body = _update(house, heater["id"], {**without_duration, "durationStepsMs": [60_000, 120_000]})
+    body = _update(house, heater, {**without_duration, "durationStepsMs": [60_000, 120_000]})
     assert body["timedCommand"]["durationMs"] == 60_000
 
 
 def test_null_values_and_unknown_keys(house, heater):
-    body = _update(house, heater["id"], {**VALID, "value": None, "revertValue": None, "extra": 1})
+    body = _update(house, heater, {**VALID, "value": None, "revertValue": None, "extra": 1})
     assert body["timedCommand"] == {**VALID, "value": None, "revertValue": None}
 
 
 def test_null_clears_and_an_absent_key_leaves_it(house, heater):
-    _update(house, heater["id"], VALID)
-    body = house.engine.equipments.update(heater["id"], {"name": "Renamed"})
+    _update(house, heater, VALID)
+    body = house.engine.equipments.update(heater, {"name": "Renamed"})
     assert body["timedCommand"] == VALID
-    assert _update(house, heater["id"], None)["timedCommand"] is None
+    assert _update(house, heater, None)["timedCommand"] is None
 
 
 @pytest.mark.parametrize(
@@ -73,47 +73,37 @@ def test_null_clears_and_an_absent_key_leaves_it(house, heater):
     ],
 )
 def test_invalid_configs_are_refused_naming_the_field(house, heater, config, field):
-    _update(house, heater["id"], VALID)
+    _update(house, heater, VALID)
     with pytest.raises(BadRequest) as refused:
-        _update(house, heater["id"], config)
+        _update(house, heater, config)
     assert refused.value.status == 400 and f"timedCommand.{field}" in refused.value.message
-    assert house.engine.equipments.to_json(house.engine.equipments.require(heater["id"]))["timedCommand"] == VALID, "nothing written"
+    assert house.engine.equipments.to_json(house.engine.equipments.require(heater))["timedCommand"] == VALID, "nothing written"
 
 
 def test_the_limits_themselves_are_accepted(house, heater):
-    assert _update(house, heater["id"], {**VALID, "durationMs": 10_000})["timedCommand"]["durationMs"] == 10_000
-    assert _update(house, heater["id"], {**VALID, "durationMs": 86_400_000})["timedCommand"]["durationMs"] == 86_400_000
+    assert _update(house, heater, {**VALID, "durationMs": 10_000})["timedCommand"]["durationMs"] == 10_000
+    assert _update(house, heater, {**VALID, "durationMs": 86_400_000})["timedCommand"]["durationMs"] == 86_400_000
     steps = [10_000, 20_000, 30_000, 40_000, 50_000, 86_400_000]
-    assert _update(house, heater["id"], {**VALID, "durationStepsMs": steps})["timedCommand"]["durationStepsMs"] == steps
+    assert _update(house, heater, {**VALID, "durationStepsMs": steps})["timedCommand"]["durationStepsMs"] == steps
 
 
 def test_an_equipment_without_the_order_is_refused(house):
     device = house.device("thermo", data=[relay_state("state")])
-    body = house.equipment("Sensor only", "switch", data={"state": device.data["state"]})
+    sensor_only = house.equipment("Sensor only", "switch", data={"state": device.data["state"]})
     with pytest.raises(BadRequest) as refused:
-        _update(house, body["id"], VALID)
+        _update(house, sensor_only, VALID)
     assert "timedCommand.alias" in refused.value.message
 
 
-def test_the_route_answers_400_json_and_the_config_survives_a_restart(tmp_path):
-    engine, fake = make_engine(tmp_path / "data")
-    from tests.equipments.conftest import House
-
-    house = House(engine, fake)
-    try:
-        device = house.device("plug", data=[relay_state("state")], orders=[relay("state")])
-        body = house.equipment("Plug", "switch", data={"state": device.data["state"]}, orders={"state": device.orders["state"]})
-        status, _, answer = house.api("PUT", f"/equipments/{body['id']}", {"timedCommand": {**VALID, "alias": "nope"}})
-        assert status == 400 and "timedCommand.alias" in json.loads(answer)["error"]
-        status, _, answer = house.api("PUT", f"/equipments/{body['id']}", {"timedCommand": "soon"})
-        assert status == 400 and "timedCommand" in json.loads(answer)["error"]
-        status, _, answer = house.api("PUT", f"/equipments/{body['id']}", {"timedCommand": {**VALID, "durationStepsMs": [30_000, 60_000]}})
-        assert status == 200 and json.loads(answer)["timedCommand"]["durationMs"] == 30_000
-    finally:
-        engine.stop()
-    engine, _ = make_engine(tmp_path / "data")
-    try:
-        reloaded = engine.equipments.to_json(engine.equipments.require(body["id"]))
-        assert reloaded["timedCommand"] == {**VALID, "durationMs": 30_000, "durationStepsMs": [30_000, 60_000]}
-    finally:
-        engine.stop()
+def test_the_route_answers_400_json_and_the_config_survives_a_restart(house):
+    device = house.device("plug", data=[relay_state("state")], orders=[relay_order("state")])
+    plug = house.equipment("Plug", "switch", data={"state": device.data["state"]}, orders={"state": device.orders["state"]})
+    status, _, answer = house.api("PUT", f"/equipments/{plug}", {"timedCommand": {**VALID, "alias": "nope"}})
+    assert status == 400 and "timedCommand.alias" in json.loads(answer)["error"]
+    status, _, answer = house.api("PUT", f"/equipments/{plug}", {"timedCommand": "soon"})
+    assert status == 400 and "timedCommand" in json.loads(answer)["error"]
+    status, _, answer = house.api("PUT", f"/equipments/{plug}", {"timedCommand": {**VALID, "durationStepsMs": [30_000, 60_000]}})
+    assert status == 200 and json.loads(answer)["timedCommand"]["durationMs"] == 30_000
+    house.restart()
+    reloaded = house.equipment_json(plug)
+    assert reloaded["timedCommand"] == {**VALID, "durationMs": 30_000, "durationStepsMs": [30_000, 60_000]}

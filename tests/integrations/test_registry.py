@@ -9,8 +9,8 @@ from hausbox.core.errors import BadRequest, NotFound, ServiceUnavailable
 from tests.inprocess import FAKE_ID
 
 
-def test_status_changes_are_announced_once(engine):
-    engine, fake, recorder = engine
+def test_status_changes_are_announced_once(house):
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     registry = engine.integrations
     registry._status_reported(FAKE_ID, "connected", None)
     registry._status_reported(FAKE_ID, "connected", None)
@@ -21,8 +21,8 @@ def test_status_changes_are_announced_once(engine):
     ]
 
 
-def test_start_stop_restart_and_refresh(engine):
-    engine, fake, _ = engine
+def test_start_stop_restart_and_refresh(house):
+    engine, fake = house.engine, house.fake
     registry = engine.integrations
     assert registry.stop(FAKE_ID) == "disconnected"
     assert registry.start(FAKE_ID) == "connected"
@@ -33,8 +33,8 @@ def test_start_stop_restart_and_refresh(engine):
         registry.start("nope")
 
 
-def test_settings_are_scoped_masked_and_restart_the_integration(engine):
-    engine, fake, _ = engine
+def test_settings_are_scoped_masked_and_restart_the_integration(house):
+    engine, fake = house.engine, house.fake
     engine.integrations.start_all()
     engine.settings.set_many({"integration.fake.token": "s3cret-value", "integration.other.key": "x"})
     assert fake.context.settings.all() == {"token": "s3cret-value"}
@@ -46,8 +46,8 @@ def test_settings_are_scoped_masked_and_restart_the_integration(engine):
     assert listed["status"] == "connected" and listed["deviceCount"] == 0
 
 
-def test_a_disconnected_integration_refuses_orders(engine):
-    engine, fake, _ = engine
+def test_a_disconnected_integration_refuses_orders(house):
+    engine, fake = house.engine, house.fake
     from hausbox.devices.discovery import DataSpec, OrderSpec
 
     device = fake.discover("plug", [DataSpec("state", "enum")], [OrderSpec("state", "enum", enum_values=["ON", "OFF"])])
@@ -56,17 +56,17 @@ def test_a_disconnected_integration_refuses_orders(engine):
         engine.integrations.dispatch_order(device, device.orders["state"], "ON")
 
 
-def test_health_lists_every_integration_and_device_counts(engine):
-    engine, fake, _ = engine
+def test_health_lists_every_integration_and_device_counts(house):
+    engine, fake = house.engine, house.fake
     health = engine.health.report(detailed=True)
     assert health["integrations"][FAKE_ID] == {"status": "connected"}
     assert set(health["devices"]) == {"total", "online", "offline", "unknown"}
 
 
-def test_a_plugin_of_the_older_order_api_gets_its_dispatch_config(engine):
+def test_a_plugin_of_the_older_order_api_gets_its_dispatch_config(house):
     from hausbox.devices.discovery import DataSpec, DiscoveredDevice, OrderSpec
 
-    engine, _, _ = engine
+    engine = house.engine
     calls = []
 
     class OldPlugin:

@@ -7,87 +7,87 @@ import pytest
 
 from hausbox.core.errors import BadRequest, NotFound
 from hausbox.equipments import orders as orders_module
-from tests.modes.rig import ROOT
+from tests.inprocess import ROOT
 
 
 def order(equipment, alias, value):
-    return {"type": "order", "equipmentId": equipment["id"], "orderAlias": alias, "value": value}
+    return {"type": "order", "equipmentId": equipment, "orderAlias": alias, "value": value}
 
 
-def test_activation_applies_every_zone_impact_in_order_then_announces(rig):
-    modes = rig.engine.modes
-    kitchen = rig.zone("Kitchen")
-    hall, spot = rig.light("hall"), rig.light("spot", kitchen)
-    night = rig.mode("Night")
+def test_activation_applies_every_zone_impact_in_order_then_announces(house):
+    modes = house.engine.modes
+    kitchen = house.zone("Kitchen")
+    hall, spot = house.light("hall"), house.light("spot", kitchen)
+    night = house.mode("Night")
     modes.set_impact(night, ROOT, [order(hall, "state", "off"), order(hall, "brightness", 10)])
     modes.set_impact(night, kitchen, [order(spot, "state", "OFF"), {"type": "recipe_toggle", "instanceId": "inst-1", "enabled": False}])
-    rig.recorder.clear()
+    house.recorder.clear()
 
     assert modes.activate(night) is True
-    assert rig.sent() == [("hall", "state", "OFF"), ("hall", "brightness", 10), ("spot", "state", "OFF")]
-    assert rig.recipes.calls == [("disable", "inst-1", None)]
-    executed = rig.of("equipment.order.executed")
+    assert house.sent() == [("hall", "state", "OFF"), ("hall", "brightness", 10), ("spot", "state", "OFF")]
+    assert house.recipes.calls == [("disable", "inst-1", None)]
+    executed = house.events("equipment.order.executed")
     assert executed[0]["source"] == {"kind": "mode", "modeId": night, "modeName": "Night"}
-    types = rig.recorder.types()
+    types = house.recorder.types()
     assert types.index("mode.activated") > max(i for i, t in enumerate(types) if t == "equipment.order.executed")
-    assert rig.of("mode.activated")[-1] | {"type": None} == {"type": None, "modeId": night, "modeName": "Night"}
+    assert house.events("mode.activated")[-1] | {"type": None} == {"type": None, "modeId": night, "modeName": "Night"}
     assert modes.get_json(night)["active"] is True and modes.get_json(night)["state"] == "active"
 
 
-def test_activate_and_deactivate_are_idempotent_and_nothing_is_reverted(rig):
-    modes = rig.engine.modes
-    lamp = rig.light("lamp")
-    away, guests = rig.mode("Away"), rig.mode("Guests")
+def test_activate_and_deactivate_are_idempotent_and_nothing_is_reverted(house):
+    modes = house.engine.modes
+    lamp = house.light("lamp")
+    away, guests = house.mode("Away"), house.mode("Guests")
     modes.set_impact(away, ROOT, [order(lamp, "state", "OFF"), {"type": "recipe_params", "instanceId": "inst-2", "params": {"timeout": "5m"}}])
     modes.activate(away)
     modes.activate(guests)  # several modes may be active at once
-    rig.recorder.clear()
-    sent = rig.sent()
+    house.recorder.clear()
+    sent = house.sent()
 
     assert modes.activate(away) is False  # already active: nothing applied, nothing emitted
-    assert rig.sent() == sent and rig.of("mode.activated") == []
+    assert house.sent() == sent and house.events("mode.activated") == []
     assert modes.deactivate(away) is True
-    assert rig.sent() == sent  # deactivation reverts no order...
-    assert rig.recipes.instances["inst-2"]["params"] == {"timeout": "5m"}  # ...and no recipe change
-    assert [e["modeId"] for e in rig.of("mode.deactivated")] == [away]
-    assert modes.deactivate(away) is False and len(rig.of("mode.deactivated")) == 1
+    assert house.sent() == sent  # deactivation reverts no order...
+    assert house.recipes.instances["inst-2"]["params"] == {"timeout": "5m"}  # ...and no recipe change
+    assert [e["modeId"] for e in house.events("mode.deactivated")] == [away]
+    assert modes.deactivate(away) is False and len(house.events("mode.deactivated")) == 1
     assert [m["active"] for m in modes.all_json()] == [False, True]  # sorted by name: Away, Guests
 
 
-def test_a_failing_action_is_logged_and_skipped(rig, monkeypatch, caplog):
+def test_a_failing_action_is_logged_and_skipped(house, monkeypatch, caplog):
     monkeypatch.setattr(orders_module, "RETRY_DELAY_S", 0.01)
-    modes = rig.engine.modes
-    first, gone, last = rig.light("first"), rig.light("gone"), rig.light("last")
-    mode = rig.mode("Evening")
+    modes = house.engine.modes
+    first, gone, last = house.light("first"), house.light("gone"), house.light("last")
+    mode = house.mode("Evening")
     modes.set_impact(mode, ROOT, [
         order(first, "state", "ON"),
         order(gone, "state", "ON"),
         {"type": "recipe_toggle", "instanceId": "inst-1", "enabled": True},
         order(last, "state", "ON"),
     ])  # fmt: skip
-    rig.engine.equipments.delete(gone["id"])  # removed after the impact was written
-    rig.recipes.fail.add("inst-1")
-    rig.fake.fail_next = 2  # the first order fails, and its one retry too
+    house.engine.equipments.delete(gone)  # removed after the impact was written
+    house.recipes.fail.add("inst-1")
+    house.fake.fail_next = 2  # the first order fails, and its one retry too
 
     assert modes.activate(mode) is True
-    assert rig.sent() == [("last", "state", "ON")]
-    assert rig.of("mode.activated") and rig.engine.modes.is_active(mode)
+    assert house.sent() == [("last", "state", "ON")]
+    assert house.events("mode.activated") and house.engine.modes.is_active(mode)
     warnings = [r.getMessage() for r in caplog.records if r.name == "hausbox.modes"]
     assert any("Equipment not found" in w for w in warnings) and any("inst-1" in w for w in warnings)
     assert any("Order could not be sent" in w for w in warnings)
 
 
-def test_apply_to_zone_runs_that_zone_only_and_keeps_the_state(rig):
-    modes = rig.engine.modes
-    bedroom, office = rig.zone("Bedroom"), rig.zone("Office")
-    bed, desk = rig.light("bed", bedroom), rig.light("desk", office)
-    mode = rig.mode("Reading")
+def test_apply_to_zone_runs_that_zone_only_and_keeps_the_state(house):
+    modes = house.engine.modes
+    bedroom, office = house.zone("Bedroom"), house.zone("Office")
+    bed, desk = house.light("bed", bedroom), house.light("desk", office)
+    mode = house.mode("Reading")
     modes.set_impact(mode, bedroom, [order(bed, "state", "ON")])
     modes.set_impact(mode, office, [order(desk, "state", "ON")])
 
     assert modes.apply_to_zone(mode, office) == {"ok": True, "applied": 1, "failed": 0}
-    assert rig.sent() == [("desk", "state", "ON")]
-    assert modes.is_active(mode) is False and rig.of("mode.activated") == []
+    assert house.sent() == [("desk", "state", "ON")]
+    assert modes.is_active(mode) is False and house.events("mode.activated") == []
     with pytest.raises(NotFound, match="no impact"):
         modes.apply_to_zone(mode, ROOT)
     with pytest.raises(NotFound, match="Zone not found"):
@@ -114,20 +114,20 @@ def test_apply_to_zone_runs_that_zone_only_and_keeps_the_state(rig):
         ({"type": "scene"}, "actions[0].type must be one of order, recipe_toggle, recipe_params"),
     ],
 )
-def test_impact_actions_are_checked_when_written(rig, action, message):
-    lamp = rig.light("lamp")
-    action = {k: (lamp["id"] if v == "LAMP" else v) for k, v in action.items()}
-    mode = rig.mode("Checked")
+def test_impact_actions_are_checked_when_written(house, action, message):
+    lamp = house.light("lamp")
+    action = {k: (lamp if v == "LAMP" else v) for k, v in action.items()}
+    mode = house.mode("Checked")
     with pytest.raises(BadRequest) as refused:
-        rig.engine.modes.set_impact(mode, ROOT, [action])
+        house.engine.modes.set_impact(mode, ROOT, [action])
     assert refused.value.message == message
-    assert rig.engine.modes.get_json(mode)["impacts"] == []
+    assert house.engine.modes.get_json(mode)["impacts"] == []
 
 
-def test_impacts_are_upserted_listed_per_zone_and_removed(rig):
-    modes = rig.engine.modes
-    lamp = rig.light("lamp")
-    day, night = rig.mode("Day"), rig.mode("Night")
+def test_impacts_are_upserted_listed_per_zone_and_removed(house):
+    modes = house.engine.modes
+    lamp = house.light("lamp")
+    day, night = house.mode("Day"), house.mode("Night")
     first = modes.set_impact(night, ROOT, [order(lamp, "state", "OFF")])
     again = modes.set_impact(night, ROOT, [{**order(lamp, "state", "ON"), "extra": 1}])
     assert again["id"] == first["id"] and again["actions"] == [order(lamp, "state", "ON") | {"type": "order"}]
@@ -135,48 +135,48 @@ def test_impacts_are_upserted_listed_per_zone_and_removed(rig):
     modes.set_impact(day, ROOT, [])
     listed = modes.zone_impacts_json(ROOT)
     assert [(i["modeName"], i["modeId"], i["zoneId"]) for i in listed] == [("Day", day, ROOT), ("Night", night, ROOT)]
-    assert len(rig.of("mode.updated")) == 3
+    assert len(house.events("mode.updated")) == 3
     modes.delete_impact(night, ROOT)
     assert modes.get_json(night)["impacts"] == []
     with pytest.raises(NotFound):
         modes.delete_impact(night, ROOT)
 
 
-def test_a_removed_zone_takes_its_impacts_along(rig):
-    modes = rig.engine.modes
-    attic = rig.zone("Attic")
-    mode = rig.mode("Storm")
+def test_a_removed_zone_takes_its_impacts_along(house):
+    modes = house.engine.modes
+    attic = house.zone("Attic")
+    mode = house.mode("Storm")
     modes.set_impact(mode, attic, [])
-    rig.engine.zones.delete(attic)
+    house.engine.zones.delete(attic)
     assert modes.get_json(mode)["impacts"] == []
-    rig.restart()
-    assert rig.engine.modes.get_json(mode)["impacts"] == []
+    house.restart()
+    assert house.engine.modes.get_json(mode)["impacts"] == []
 
 
-def test_state_and_impacts_survive_a_restart_without_being_reapplied(rig):
-    lamp = rig.light("lamp")
-    mode = rig.mode("Cinema")
-    rig.engine.modes.set_impact(mode, ROOT, [order(lamp, "brightness", 30)])
-    rig.engine.modes.activate(mode)
-    rig.restart()
-    modes = rig.engine.modes
+def test_state_and_impacts_survive_a_restart_without_being_reapplied(house):
+    lamp = house.light("lamp")
+    mode = house.mode("Cinema")
+    house.engine.modes.set_impact(mode, ROOT, [order(lamp, "brightness", 30)])
+    house.engine.modes.activate(mode)
+    house.restart()
+    modes = house.engine.modes
     assert modes.is_active(mode) is True
     assert modes.get_json(mode)["impacts"][0]["actions"] == [order(lamp, "brightness", 30)]
-    assert rig.sent() == []  # a fresh fake: nothing sent at start-up
+    assert house.sent() == []  # a fresh fake: nothing sent at start-up
     modes.deactivate(mode)
     modes.activate(mode)
-    assert rig.sent() == [("lamp", "brightness", 30)]
+    assert house.sent() == [("lamp", "brightness", 30)]
 
 
-def test_crud_events(rig):
-    modes = rig.engine.modes
+def test_crud_events(house):
+    modes = house.engine.modes
     created = modes.create(" Holiday ", icon="palm", description="away for long")
     assert (created["name"], created["icon"], created["description"], created["active"], created["impacts"]) == ("Holiday", "palm", "away for long", False, [])
     updated = modes.update(created["id"], {"name": "Vacation", "icon": None})
     assert (updated["name"], updated["icon"], updated["description"]) == ("Vacation", None, "away for long")
     modes.delete(created["id"])
-    assert [e["type"] for e in rig.recorder.events if e["type"].startswith("mode.")] == ["mode.created", "mode.updated", "mode.removed"]
-    assert rig.of("mode.created")[0]["mode"]["id"] == created["id"]
-    assert rig.of("mode.removed")[0] | {"type": None} == {"type": None, "modeId": created["id"], "modeName": "Vacation"}
+    assert [e["type"] for e in house.recorder.events if e["type"].startswith("mode.")] == ["mode.created", "mode.updated", "mode.removed"]
+    assert house.events("mode.created")[0]["mode"]["id"] == created["id"]
+    assert house.events("mode.removed")[0] | {"type": None} == {"type": None, "modeId": created["id"], "modeName": "Vacation"}
     with pytest.raises(NotFound):
         modes.get(created["id"])

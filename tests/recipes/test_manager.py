@@ -8,7 +8,6 @@ import pytest
 
 from hausbox.core.errors import BadRequest, NotFound
 from hausbox.recipes.api import InvalidParams, Recipe, Runner, Slot
-from tests.inprocess import start
 
 TEXTS = {
     "en": {"name": "Test", "description": "A test recipe", "slots": {"zone": {"name": "Zone"}, "fail": {"name": "Fail"}}, "groups": {}},
@@ -63,112 +62,112 @@ class ProbeRecipe(Recipe):
 
 
 @pytest.fixture
-def probe(lab):
-    recipe = lab.recipes.registry.register(ProbeRecipe())
-    lab.motion_sensor("pir")
-    return lab, recipe
+def probe(house):
+    recipe = house.recipes.registry.register(ProbeRecipe())
+    house.motion_sensor("pir")
+    return house, recipe
 
 
 def test_lifecycle_events_carry_the_instance_and_recipe_ids(probe):
-    lab, _ = probe
-    iid = lab.create("probe", zone=lab.zone_id)
+    house, _ = probe
+    iid = house.recipe("probe", zone=house.zone_id)
     ids = {"instanceId": iid, "recipeId": "probe"}
-    assert [e["type"] for e in lab.recorder.events if e["type"].startswith("recipe.")] == ["recipe.instance.created", "recipe.instance.started"]
-    assert all({k: e[k] for k in ids} == ids for e in lab.recorder.events if e["type"].startswith("recipe."))
-    lab.recipes.disable(iid)
-    assert lab.events("recipe.instance.stopped")[-1] == {"type": "recipe.instance.stopped", **ids}
-    assert lab.recipes.get_instance(iid)["enabled"] is False and lab.recipes.get_instance(iid)["running"] is False
-    lab.recipes.disable(iid)  # already disabled: nothing more
-    assert len(lab.events("recipe.instance.stopped")) == 1
-    lab.recipes.toggle(iid, True)
-    assert len(lab.events("recipe.instance.started")) == 2
-    lab.recipes.enable(iid)  # already running: a no-op
-    assert len(lab.events("recipe.instance.started")) == 2
-    lab.recipes.delete(iid)
-    assert lab.events("recipe.instance.removed")[-1] == {"type": "recipe.instance.removed", **ids}
-    assert lab.recipes.get_instance(iid) is None
-    for call in (lambda: lab.recipes.enable(iid), lambda: lab.recipes.disable(iid), lambda: lab.recipes.toggle(iid, False),
-                 lambda: lab.recipes.update_params(iid, {}), lambda: lab.recipes.delete(iid), lambda: lab.recipes.log_entries(iid)):  # fmt: skip
+    assert [e["type"] for e in house.recorder.events if e["type"].startswith("recipe.")] == ["recipe.instance.created", "recipe.instance.started"]
+    assert all({k: e[k] for k in ids} == ids for e in house.recorder.events if e["type"].startswith("recipe."))
+    house.recipes.disable(iid)
+    assert house.events("recipe.instance.stopped")[-1] == {"type": "recipe.instance.stopped", **ids}
+    assert house.recipes.get_instance(iid)["enabled"] is False and house.recipes.get_instance(iid)["running"] is False
+    house.recipes.disable(iid)  # already disabled: nothing more
+    assert len(house.events("recipe.instance.stopped")) == 1
+    house.recipes.toggle(iid, True)
+    assert len(house.events("recipe.instance.started")) == 2
+    house.recipes.enable(iid)  # already running: a no-op
+    assert len(house.events("recipe.instance.started")) == 2
+    house.recipes.delete(iid)
+    assert house.events("recipe.instance.removed")[-1] == {"type": "recipe.instance.removed", **ids}
+    assert house.recipes.get_instance(iid) is None
+    for call in (lambda: house.recipes.enable(iid), lambda: house.recipes.disable(iid), lambda: house.recipes.toggle(iid, False),
+                 lambda: house.recipes.update_params(iid, {}), lambda: house.recipes.delete(iid), lambda: house.recipes.log_entries(iid)):  # fmt: skip
         with pytest.raises(NotFound, match="Recipe instance not found"):
             call()
 
 
 def test_state_writes_of_one_handler_make_one_state_event(probe):
-    lab, _ = probe
-    iid = lab.create("probe", zone=lab.zone_id)
-    lab.recorder.clear()
-    lab.motion(True)
-    changed = [e for e in lab.events("recipe.instance.state.changed") if e["instanceId"] == iid]
-    handled = lab.state(iid)["seen"]
+    house, _ = probe
+    iid = house.recipe("probe", zone=house.zone_id)
+    house.recorder.clear()
+    house.motion(True)
+    changed = [e for e in house.events("recipe.instance.state.changed") if e["instanceId"] == iid]
+    handled = house.recipe_state(iid)["seen"]
     assert handled >= 1 and len(changed) == handled  # two writes per event, one announcement
-    assert lab.recipes.get_instance(iid)["state"]["last"] in {z.id for z in lab.engine.zones.all()}
+    assert house.recipes.get_instance(iid)["state"]["last"] in {z.id for z in house.engine.zones.all()}
 
 
 def test_a_failing_recipe_never_stops_the_engine_or_the_other_instances(probe):
-    lab, recipe = probe
-    healthy = lab.create("probe", zone=lab.zone_id)
-    faulty = lab.create("probe", zone=lab.zone_id, fail="handler")
-    broken = lab.create("probe", zone=lab.zone_id, fail="create")
-    errors = lab.events("recipe.instance.error")
+    house, recipe = probe
+    healthy = house.recipe("probe", zone=house.zone_id)
+    faulty = house.recipe("probe", zone=house.zone_id, fail="handler")
+    broken = house.recipe("probe", zone=house.zone_id, fail="create")
+    errors = house.events("recipe.instance.error")
     assert errors == [{"type": "recipe.instance.error", "instanceId": broken, "recipeId": "probe", "error": "create exploded"}]
-    assert lab.recipes.get_instance(broken)["running"] is False and lab.recipes.get_instance(broken)["enabled"] is True
-    lab.motion(True)
-    assert lab.state(healthy)["seen"] >= 1 and lab.state(faulty)["seen"] >= 1
-    assert any(e["instanceId"] == faulty and e["error"] == "handler exploded" for e in lab.events("recipe.instance.error"))
-    assert lab.recipes.get_instance(faulty)["running"] is True
-    lab.advance(60)  # every probe's timer raises: reported, nothing else breaks
-    assert {e["instanceId"] for e in lab.events("recipe.instance.error") if e["error"] == "timer exploded"} == {healthy, faulty}
-    lab.motion(False)
-    assert lab.state(healthy)["seen"] >= 2
-    entries = lab.recipes.log_entries(faulty)
+    assert house.recipes.get_instance(broken)["running"] is False and house.recipes.get_instance(broken)["enabled"] is True
+    house.motion(True)
+    assert house.recipe_state(healthy)["seen"] >= 1 and house.recipe_state(faulty)["seen"] >= 1
+    assert any(e["instanceId"] == faulty and e["error"] == "handler exploded" for e in house.events("recipe.instance.error"))
+    assert house.recipes.get_instance(faulty)["running"] is True
+    house.advance(60)  # every probe's timer raises: reported, nothing else breaks
+    assert {e["instanceId"] for e in house.events("recipe.instance.error") if e["error"] == "timer exploded"} == {healthy, faulty}
+    house.motion(False)
+    assert house.recipe_state(healthy)["seen"] >= 2
+    entries = house.recipes.log_entries(faulty)
     assert any(e["level"] == "error" and "handler exploded" in e["message"] for e in entries)
     with pytest.raises(Exception, match="Action failed: action exploded"):
-        lab.recipes.run_action(healthy, "crash", None)
-    assert lab.recipes.run_action(healthy, "note", {"x": 1}) == {"ok": True}
-    assert lab.state(healthy)["action"] == {"x": 1}
+        house.recipes.run_action(healthy, "crash", None)
+    assert house.recipes.run_action(healthy, "note", {"x": 1}) == {"ok": True}
+    assert house.recipe_state(healthy)["action"] == {"x": 1}
 
 
 def test_actions_need_a_running_instance(probe):
-    lab, _ = probe
-    iid = lab.create("probe", zone=lab.zone_id)
-    lab.recipes.disable(iid)
+    house, _ = probe
+    iid = house.recipe("probe", zone=house.zone_id)
+    house.recipes.disable(iid)
     with pytest.raises(BadRequest, match="Instance not running"):
-        lab.recipes.run_action(iid, "note", None)
+        house.recipes.run_action(iid, "note", None)
 
 
 def test_a_stopped_instance_hears_nothing_and_sends_nothing(probe):
-    lab, recipe = probe
-    iid = lab.create("probe", zone=lab.zone_id)
+    house, recipe = probe
+    iid = house.recipe("probe", zone=house.zone_id)
     runner = recipe.runners[-1]
-    lab.recipes.disable(iid)
+    house.recipes.disable(iid)
     seen = runner.seen
-    lab.motion(True)
-    lab.advance(120)
+    house.motion(True)
+    house.advance(120)
     assert runner.seen == seen
     assert runner.ctx.execute_order("anything", "state", "ON") is False
 
 
 def test_params_are_checked_slot_by_slot_then_by_the_recipe(probe):
-    lab, _ = probe
+    house, _ = probe
     with pytest.raises(NotFound, match="Recipe not found: nope"):
-        lab.recipes.create("nope", {})
+        house.recipes.create("nope", {})
     cases = {
         "zone: is required": {},
         "zone: must be a zone id": {"zone": 5},
         "zone: zone not found: elsewhere": {"zone": "elsewhere"},
-        "fail: must be a text": {"zone": lab.zone_id, "fail": {"a": 1}},
-        "fail: refused by the recipe": {"zone": lab.zone_id, "fail": "validate"},
+        "fail: must be a text": {"zone": house.zone_id, "fail": {"a": 1}},
+        "fail: refused by the recipe": {"zone": house.zone_id, "fail": "validate"},
         "params: must be an object": [1],
     }
     for message, params in cases.items():
         with pytest.raises(BadRequest) as refused:
-            lab.recipes.create("probe", params)
+            house.recipes.create("probe", params)
         assert refused.value.message == f"Invalid params: {message}"
-    created = lab.recipes.create("probe", {"zone": lab.zone_id, "unknown": 1})
-    assert created["params"] == {"zone": lab.zone_id}  # unknown params are dropped
+    created = house.recipes.create("probe", {"zone": house.zone_id, "unknown": 1})
+    assert created["params"] == {"zone": house.zone_id}  # unknown params are dropped
 
 
-def test_every_slot_type_is_checked_generically(lab):
+def test_every_slot_type_is_checked_generically(house):
     from hausbox.recipes.context import ReadContext as ValidationContext
     from hausbox.recipes.params import check_params
 
@@ -179,8 +178,8 @@ def test_every_slot_type_is_checked_generically(lab):
             Slot("b", "boolean"), Slot("k", "data-key"), Slot("e", "equipment", list=True, constraints={"equipmentType": "button"}),
         )  # fmt: skip
 
-    ctx = ValidationContext(lab.engine.equipments, lab.engine.zones, lab.engine.aggregator, lab.clock)
-    button = lab.button("button")
+    ctx = ValidationContext(house.engine.equipments, house.engine.zones, house.engine.aggregator, house.clock)
+    button = house.button("button")
     stored, resolved = check_params(AllTypes(), {"n": 3, "t": "07:30", "b": True, "k": "contact", "e": [button]}, ctx)
     assert resolved["d"] == "10m" and "d" not in stored
     bad = {
@@ -198,109 +197,102 @@ def test_every_slot_type_is_checked_generically(lab):
 
 
 def test_update_params_replaces_or_merges_and_restarts(probe):
-    lab, recipe = probe
-    iid = lab.create("probe", zone=lab.zone_id, fail="nothing")
-    lab.recorder.clear()
-    lab.recipes.update_params(iid, {"zone": lab.zone_id}, merge=False)
-    assert lab.recipes.get_instance(iid)["params"] == {"zone": lab.zone_id}
-    assert [e["type"] for e in lab.recorder.events if e["type"].startswith("recipe.instance.s")][:2] == ["recipe.instance.stopped", "recipe.instance.started"]
-    lab.recipes.update_params(iid, {"fail": "x"})  # what a mode impact does: only what changes
-    assert lab.recipes.get_instance(iid)["params"] == {"zone": lab.zone_id, "fail": "x"}
-    lab.recipes.update_params(iid, {"fail": None})
-    assert lab.recipes.get_instance(iid)["params"] == {"zone": lab.zone_id}
+    house, recipe = probe
+    iid = house.recipe("probe", zone=house.zone_id, fail="nothing")
+    house.recorder.clear()
+    house.recipes.update_params(iid, {"zone": house.zone_id}, merge=False)
+    assert house.recipes.get_instance(iid)["params"] == {"zone": house.zone_id}
+    assert [e["type"] for e in house.recorder.events if e["type"].startswith("recipe.instance.s")][:2] == ["recipe.instance.stopped", "recipe.instance.started"]
+    house.recipes.update_params(iid, {"fail": "x"})  # what a mode impact does: only what changes
+    assert house.recipes.get_instance(iid)["params"] == {"zone": house.zone_id, "fail": "x"}
+    house.recipes.update_params(iid, {"fail": None})
+    assert house.recipes.get_instance(iid)["params"] == {"zone": house.zone_id}
     with pytest.raises(BadRequest, match="Invalid params: fail: refused by the recipe"):
-        lab.recipes.update_params(iid, {"fail": "validate"})
-    assert lab.recipes.get_instance(iid)["running"] is True  # a refused update leaves it running
-    lab.recipes.disable(iid)
-    lab.recipes.update_params(iid, {"fail": "y"})
-    assert lab.recipes.get_instance(iid)["running"] is False  # disabled stays stopped
+        house.recipes.update_params(iid, {"fail": "validate"})
+    assert house.recipes.get_instance(iid)["running"] is True  # a refused update leaves it running
+    house.recipes.disable(iid)
+    house.recipes.update_params(iid, {"fail": "y"})
+    assert house.recipes.get_instance(iid)["running"] is False  # disabled stays stopped
 
 
 def test_the_log_is_newest_first_and_limited(probe):
-    lab, _ = probe
-    iid = lab.create("probe", zone=lab.zone_id)
+    house, _ = probe
+    iid = house.recipe("probe", zone=house.zone_id)
     for n in range(60):
-        lab.recipes._write_log(lab.recipes.require(iid), f"line {n}")
-    entries = lab.recipes.log_entries(iid)
+        house.recipes._write_log(house.recipes.require(iid), f"line {n}")
+    entries = house.recipes.log_entries(iid)
     assert len(entries) == 50 and entries[0]["message"] == "line 59" and entries[-1]["message"] == "line 10"
     assert set(entries[0]) == {"id", "instanceId", "timestamp", "message", "level"}
     assert entries[0]["timestamp"] == "2026-06-15T06:00:00.000Z"
-    assert [e["message"] for e in lab.recipes.log_entries(iid, 2)] == ["line 59", "line 58"]
-    assert lab.recipes.log_entries(iid, 1000)[-1]["message"] == "Instance created"
+    assert [e["message"] for e in house.recipes.log_entries(iid, 2)] == ["line 59", "line 58"]
+    assert house.recipes.log_entries(iid, 1000)[-1]["message"] == "Instance created"
 
 
-def test_instances_and_state_survive_a_restart_and_start_after_system_started(make_lab):
-    lab = make_lab()
-    lamp = lab.light("lamp")
-    lab.motion_sensor("pir")
-    iid = lab.create("motion-light", zone=lab.zone_id, lights=[lamp], timeout="10m")
-    paused = lab.create("motion-light", zone=lab.zone_id, lights=[lamp], timeout="1h")
-    lab.recipes.disable(paused)
-    lab.motion(True)
-    lab.motion(False)
-    before = lab.state(iid)
+def test_instances_and_state_survive_a_restart_and_start_after_system_started(house):
+    lamp = house.light("lamp")
+    house.motion_sensor("pir")
+    iid = house.recipe("motion-light", zone=house.zone_id, lights=[lamp], timeout="10m")
+    paused = house.recipe("motion-light", zone=house.zone_id, lights=[lamp], timeout="1h")
+    house.recipes.disable(paused)
+    house.motion(True)
+    house.motion(False)
+    before = house.recipe_state(iid)
     assert before["timerExpiresAt"]
-    lab.stop()
 
-    again = make_lab("2026-06-15 08:05", data_dir=lab.data_dir)
-    assert again.recipes.get_instance(iid)["state"] == before
-    assert again.recipes.get_instance(iid)["running"] is False  # not before system.started
-    start(again.engine)
-    assert again.recipes.get_instance(iid)["running"] is True
-    assert again.recipes.get_instance(paused)["running"] is False and again.recipes.get_instance(paused)["enabled"] is False
-    again.advance(4 * 60)
-    assert again.sent() == []
-    again.advance(60)  # the timer armed before the restart fires at its time
-    assert again.sent() == [("lamp", "state", "OFF")]
-
-
-def test_a_deadline_passed_while_down_fires_on_return(make_lab):
-    lab = make_lab()
-    lamp = lab.light("lamp")
-    lab.motion_sensor("pir")
-    iid = lab.create("motion-light", zone=lab.zone_id, lights=[lamp], timeout="10m")
-    lab.motion(True)
-    lab.motion(False)
-    lab.stop()
-    again = make_lab("2026-06-15 09:00", data_dir=lab.data_dir)
-    start(again.engine)
-    again.advance(0)
-    assert again.sent() == [("lamp", "state", "OFF")]
-    assert "timerExpiresAt" not in again.state(iid)
+    house.restart(at="2026-06-15 08:05")
+    assert house.recipes.get_instance(iid)["state"] == before
+    assert house.recipes.get_instance(iid)["running"] is False  # not before system.started
+    house.start()
+    assert house.recipes.get_instance(iid)["running"] is True
+    assert house.recipes.get_instance(paused)["running"] is False and house.recipes.get_instance(paused)["enabled"] is False
+    house.advance(4 * 60)
+    assert house.sent() == []
+    house.advance(60)  # the timer armed before the restart fires at its time
+    assert house.sent() == [("lamp", "state", "OFF")]
 
 
-def test_held_off_nothing_starts(make_lab):
-    lab = make_lab()
-    lab.engine.workers.gate.close("shadow mode")
-    lamp = lab.light("lamp")
-    lab.motion_sensor("pir")
-    iid = lab.create("motion-light", zone=lab.zone_id, lights=[lamp])
-    assert lab.recipes.get_instance(iid)["running"] is False
-    lab.motion(True)
-    assert lab.sent() == []
+def test_a_deadline_passed_while_down_fires_on_return(house):
+    lamp = house.light("lamp")
+    house.motion_sensor("pir")
+    iid = house.recipe("motion-light", zone=house.zone_id, lights=[lamp], timeout="10m")
+    house.motion(True)
+    house.motion(False)
+    house.restart(at="2026-06-15 09:00")
+    house.start()
+    house.advance(0)
+    assert house.sent() == [("lamp", "state", "OFF")]
+    assert "timerExpiresAt" not in house.recipe_state(iid)
 
 
-def test_an_instance_of_a_missing_recipe_is_kept_but_not_started(make_lab):
-    lab = make_lab()
-    lab.recipes.registry.register(ProbeRecipe())
-    iid = lab.create("probe", zone=lab.zone_id)
-    lab.stop()
-    again = make_lab(data_dir=lab.data_dir)
-    start(again.engine)
-    assert again.recipes.get_instance(iid)["running"] is False
-    again.recipes.registry.register(ProbeRecipe())  # the plugin arrives later
-    assert again.recipes.get_instance(iid)["running"] is True
+def test_held_off_nothing_starts(house):
+    house.engine.workers.gate.close("shadow mode")
+    lamp = house.light("lamp")
+    house.motion_sensor("pir")
+    iid = house.recipe("motion-light", zone=house.zone_id, lights=[lamp])
+    assert house.recipes.get_instance(iid)["running"] is False
+    house.motion(True)
+    assert house.sent() == []
+
+
+def test_an_instance_of_a_missing_recipe_is_kept_but_not_started(house):
+    house.recipes.registry.register(ProbeRecipe())
+    iid = house.recipe("probe", zone=house.zone_id)
+    house.restart()
+    house.start()
+    assert house.recipes.get_instance(iid)["running"] is False
+    house.recipes.registry.register(ProbeRecipe())  # the plugin arrives later
+    assert house.recipes.get_instance(iid)["running"] is True
 
 
 def test_deleting_an_instance_deletes_its_state_and_log(probe):
     from pony import orm
 
-    lab, _ = probe
-    iid = lab.create("probe", zone=lab.zone_id)
-    lab.motion(True)
-    lab.recipes.delete(iid)
+    house, _ = probe
+    iid = house.recipe("probe", zone=house.zone_id)
+    house.motion(True)
+    house.recipes.delete(iid)
     with orm.db_session:
-        counts = [lab.engine.db.select(f"SELECT COUNT(*) FROM {table} WHERE instance_id = $iid", {"iid": iid})[0] for table in ("recipe_state", "recipe_log")]
+        counts = [house.engine.db.select(f"SELECT COUNT(*) FROM {table} WHERE instance_id = $iid", {"iid": iid})[0] for table in ("recipe_state", "recipe_log")]
     assert counts == [0, 0]
 
 
@@ -309,10 +301,10 @@ def test_the_log_is_pruned_to_its_newest_rows(probe, monkeypatch):
 
     monkeypatch.setattr(manager_module, "LOG_KEEP", 30)
     monkeypatch.setattr(manager_module, "LOG_PRUNE_EVERY", 10)
-    lab, _ = probe
-    iid = lab.create("probe", zone=lab.zone_id)
-    instance = lab.recipes.require(iid)
+    house, _ = probe
+    iid = house.recipe("probe", zone=house.zone_id)
+    instance = house.recipes.require(iid)
     for n in range(100):
-        lab.recipes._write_log(instance, f"line {n}")
-    kept = lab.recipes.log_entries(iid, 1000)
+        house.recipes._write_log(instance, f"line {n}")
+    kept = house.recipes.log_entries(iid, 1000)
     assert 30 <= len(kept) < 40 and kept[0]["message"] == "line 99"

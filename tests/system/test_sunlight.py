@@ -9,10 +9,8 @@ import pytest
 from astral import Observer
 from astral.sun import sunrise, sunset
 
-from hausbox.core.clock import ManualClock
 from hausbox.core.errors import BadRequest
 from hausbox.system.sunlight import Sunlight
-from tests.inprocess import Recorder, build_engine
 
 PARIS = ZoneInfo("Europe/Paris")
 PARIS_AT = (48.8566, 2.3522)
@@ -34,25 +32,16 @@ def sun_times(day: date, at=PARIS_AT, tz=PARIS) -> tuple[datetime, datetime]:
     return sunrise(observer, day, tzinfo=tz), sunset(observer, day, tzinfo=tz)
 
 
-@pytest.fixture
-def make_engine(tmp_path):
-    """``make(start_local, tz)`` -> ``(engine, clock, recorder)``; the engine is started and stopped for you."""
-    built = []
-
-    def make(start: datetime, tz=PARIS, location=PARIS_AT, start_engine: bool = True):
-        clock = ManualClock(tz, ms(start))
-        engine, _fake = build_engine(tmp_path / f"data{len(built)}", clock=clock)
-        built.append(engine)
-        if location is not None:
-            engine.settings.set_many({"home.latitude": location[0], "home.longitude": location[1]})
-        recorder = Recorder(engine)
-        if start_engine:
-            engine.start()
-        return engine, clock, recorder
-
-    yield make
-    for engine in built:
-        engine.stop()
+def sunlit(make_house, start: datetime, tz=PARIS, location=PARIS_AT, start_engine: bool = True):
+    """A house on a ManualClock at ``start`` with the home at ``location``, its engine started unless
+    told: ``(engine, clock, recorder)``, the recorder empty at that point."""
+    house = make_house(start=start, tz=tz)
+    if location is not None:
+        house.engine.settings.set_many({"home.latitude": location[0], "home.longitude": location[1]})
+    house.recorder.clear()
+    if start_engine:
+        house.start()
+    return house.engine, house.clock, house.recorder
 
 
 def root_data(engine) -> dict:
@@ -63,9 +52,9 @@ def sunlight_timers(engine, clock) -> list:
     return [t for t in clock.pending() if t.fn == engine.sunlight.refresh]
 
 
-def test_paris_day_daylight_flips_at_the_offset_instants_and_the_root_zone_follows(make_engine):
+def test_paris_day_daylight_flips_at_the_offset_instants_and_the_root_zone_follows(make_house):
     day = date(2024, 9, 10)
-    engine, clock, recorder = make_engine(local(day, 0, 30))
+    engine, clock, recorder = sunlit(make_house, local(day, 0, 30))
     rise, fall = sun_times(day)
     assert (rise.hour, fall.hour) == (7, 20)  # Paris in September, summer time: about 07:20 and 20:20
     expected = {"sunrise": rise.strftime("%H:%M"), "sunset": fall.strftime("%H:%M"), "isDaylight": False}
@@ -113,10 +102,10 @@ def test_paris_day_daylight_flips_at_the_offset_instants_and_the_root_zone_follo
     assert len(sunlight_timers(engine, clock)) == 1
 
 
-def test_offsets_come_from_settings_and_apply_at_once(make_engine):
+def test_offsets_come_from_settings_and_apply_at_once(make_house):
     day = date(2024, 9, 10)
     rise, fall = sun_times(day)
-    engine, clock, recorder = make_engine(rise + timedelta(minutes=10))
+    engine, clock, recorder = sunlit(make_house, rise + timedelta(minutes=10))
     assert engine.sunlight.snapshot()["isDaylight"] is False  # 10 min after sunrise, default offset 30
     recorder.clear()
     engine.settings.set_many({"home.sunriseOffset": "5"})  # strings are what the UI sends
@@ -139,10 +128,10 @@ def test_offsets_come_from_settings_and_apply_at_once(make_engine):
     assert recorder.of("sunlight.changed") == []
 
 
-def test_three_days_over_the_spring_change_match_the_formula_at_every_step(make_engine):
+def test_three_days_over_the_spring_change_match_the_formula_at_every_step(make_house):
     """Step through 29-31 March 2024 (Paris moves to summer time on the 31st) every 7 minutes."""
     start = local(date(2024, 3, 29), 0, 0)
-    engine, clock, recorder = make_engine(start)
+    engine, clock, recorder = sunlit(make_house, start)
     seen = [engine.sunlight.snapshot()]
     now = start.astimezone(timezone.utc)
     end = now + timedelta(days=3)
@@ -161,9 +150,9 @@ def test_three_days_over_the_spring_change_match_the_formula_at_every_step(make_
     assert seen[-1]["sunrise"] > "07:00"  # after the change sunrise is an hour later on the clock
 
 
-def test_polar_day_and_night_do_not_crash(make_engine):
+def test_polar_day_and_night_do_not_crash(make_house):
     # Tromso, hour by hour through the weeks where the midnight sun begins: always a consistent state.
-    engine, clock, recorder = make_engine(local(date(2024, 5, 12), 0, 0, OSLO), tz=OSLO, location=TROMSO_AT)
+    engine, clock, recorder = sunlit(make_house, local(date(2024, 5, 12), 0, 0, OSLO), tz=OSLO, location=TROMSO_AT)
     for _ in range(24 * 14):
         clock.advance(3600)
         snapshot = engine.sunlight.snapshot()
@@ -183,8 +172,8 @@ def test_polar_day_and_night_do_not_crash(make_engine):
     assert len(sunlight_timers(engine, clock)) == 1
 
 
-def test_no_coordinates_all_null_and_no_timer(make_engine):
-    engine, clock, recorder = make_engine(local(date(2024, 9, 10), 12, 0), location=None)
+def test_no_coordinates_all_null_and_no_timer(make_house):
+    engine, clock, recorder = sunlit(make_house, local(date(2024, 9, 10), 12, 0), location=None)
     assert engine.sunlight.snapshot() == NULLS
     root = root_data(engine)
     assert {k: root[k] for k in NULLS} == NULLS
@@ -207,8 +196,8 @@ def test_no_coordinates_all_null_and_no_timer(make_engine):
     assert sunlight_timers(engine, clock) == []
 
 
-def test_state_is_known_before_start_and_stop_cancels_the_timer(make_engine):
-    engine, clock, recorder = make_engine(local(date(2024, 9, 10), 12, 0), start_engine=False)
+def test_state_is_known_before_start_and_stop_cancels_the_timer(make_house):
+    engine, clock, recorder = sunlit(make_house, local(date(2024, 9, 10), 12, 0), start_engine=False)
     # Set before the engine started: the root zone already shows it, nothing scheduled yet.
     assert engine.sunlight.snapshot()["isDaylight"] is True
     assert sunlight_timers(engine, clock) == []
@@ -218,8 +207,8 @@ def test_state_is_known_before_start_and_stop_cancels_the_timer(make_engine):
     assert not timer.active
 
 
-def test_location_settings_are_validated_and_moving_asks_for_a_restart(make_engine):
-    engine, clock, recorder = make_engine(local(date(2024, 9, 10), 12, 0), location=None)
+def test_location_settings_are_validated_and_moving_asks_for_a_restart(make_house):
+    engine, clock, recorder = sunlit(make_house, local(date(2024, 9, 10), 12, 0), location=None)
     for key, bad in (("home.latitude", "north"), ("home.latitude", 91), ("home.longitude", -180.5), ("home.latitude", True), ("home.sunriseOffset", "soon")):
         with pytest.raises(BadRequest) as refused:
             engine.settings.set_many({"home.name": "x", key: bad})
@@ -234,13 +223,10 @@ def test_location_settings_are_validated_and_moving_asks_for_a_restart(make_engi
     assert len(recorder.of("system.restart_required")) == 2
 
 
-def test_sunlight_service_alone_with_string_coordinates(tmp_path):
+def test_sunlight_service_alone_with_string_coordinates(make_house):
     """The service needs only a bus, settings and a clock (what a recipe test would build)."""
-    engine, _ = build_engine(tmp_path / "data", clock=ManualClock(PARIS, ms(local(date(2024, 9, 10), 3, 0))))
-    try:
-        engine.settings.set_many({"home.latitude": "48.8566", "home.longitude": "2.3522"})
-        service = Sunlight(engine.bus, engine.settings, engine.clock)
-        assert service.snapshot() == engine.sunlight.snapshot()
-        assert service.snapshot()["isDaylight"] is False
-    finally:
-        engine.stop()
+    engine = make_house(start=local(date(2024, 9, 10), 3, 0)).engine
+    engine.settings.set_many({"home.latitude": "48.8566", "home.longitude": "2.3522"})
+    service = Sunlight(engine.bus, engine.settings, engine.clock)
+    assert service.snapshot() == engine.sunlight.snapshot()
+    assert service.snapshot()["isDaylight"] is False

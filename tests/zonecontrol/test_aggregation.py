@@ -15,8 +15,8 @@ def _sensor(fake, name):
     return fake.discover(name, [DataSpec("temperature", "number", "temperature"), DataSpec("humidity", "number", "humidity"), DataSpec("occupancy", "boolean", "motion")])
 
 
-def test_one_message_flows_device_then_equipment_then_zone(engine):
-    engine, fake, recorder = engine
+def test_one_message_flows_device_then_equipment_then_zone(house):
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     data, orders = light_specs()
     device = fake.discover("lamp", data, orders)
     room = engine.zones.create("Living room")
@@ -31,8 +31,8 @@ def test_one_message_flows_device_then_equipment_then_zone(engine):
     assert engine.aggregator.data(room["id"])["lightsTotal"] == 1
 
 
-def test_averages_weigh_sensors_and_merge_up_the_tree(engine):
-    engine, fake, recorder = engine
+def test_averages_weigh_sensors_and_merge_up_the_tree(house):
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     floor = engine.zones.create("Floor")
     a = engine.zones.create("A", floor["id"])
     b = engine.zones.create("B", floor["id"])
@@ -49,8 +49,8 @@ def test_averages_weigh_sensors_and_merge_up_the_tree(engine):
     assert engine.aggregator.data(engine.zones.root().id)["temperature"] == floor_data["temperature"]
 
 
-def test_no_event_when_the_aggregate_does_not_change(engine):
-    engine, fake, recorder = engine
+def test_no_event_when_the_aggregate_does_not_change(house):
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     room = engine.zones.create("Hall")
     engine.equipments.create("Motion", "sensor", room["id"], device_ids=[_sensor(fake, "m").id])
     fake.report("m", {"temperature": 20})
@@ -60,8 +60,8 @@ def test_no_event_when_the_aggregate_does_not_change(engine):
     assert len([e for e in recorder.of("zone.data.changed") if e["zoneId"] == room["id"]]) == 1
 
 
-def test_moving_an_equipment_recomputes_both_zones(engine):
-    engine, fake, _ = engine
+def test_moving_an_equipment_recomputes_both_zones(house):
+    engine, fake = house.engine, house.fake
     data, orders = light_specs()
     one, two = engine.zones.create("One"), engine.zones.create("Two")
     equipment = engine.equipments.create("Lamp", "light_onoff", one["id"], device_ids=[fake.discover("l", data, orders).id])
@@ -72,8 +72,8 @@ def test_moving_an_equipment_recomputes_both_zones(engine):
     assert engine.aggregator.data(two["id"])["lightsOn"] == 1
 
 
-def test_submeter_power_is_summed_and_valves_counted(engine):
-    engine, fake, _ = engine
+def test_submeter_power_is_summed_and_valves_counted(house):
+    engine, fake = house.engine, house.fake
     room = engine.zones.create("Utility")
     plug = fake.discover("plug", [DataSpec("power", "number", "power"), DataSpec("state", "enum", "generic")])
     main = fake.discover("main", [DataSpec("power", "number", "power")])
@@ -89,10 +89,10 @@ def test_submeter_power_is_summed_and_valves_counted(engine):
     assert (data["waterValvesOpen"], data["waterValvesTotal"], data["waterFlowTotal"]) == (1, 1, 6.25)
 
 
-def test_the_encoded_aggregation_follows_changes(engine):
+def test_the_encoded_aggregation_follows_changes(house):
     import json
 
-    engine, fake, _ = engine
+    engine, fake = house.engine, house.fake
     data, orders = light_specs()
     room = engine.zones.create("Study")
     engine.equipments.create("Lamp", "light_onoff", room["id"], device_ids=[fake.discover("l", data, orders).id])
@@ -103,10 +103,10 @@ def test_the_encoded_aggregation_follows_changes(engine):
     assert other["id"] in json.loads(engine.aggregator.all_bytes())
 
 
-def test_displays_online_follow_their_device_status(engine):
+def test_displays_online_follow_their_device_status(house):
     from tests.inprocess import FAKE_ID
 
-    engine, fake, _ = engine
+    engine, fake = house.engine, house.fake
     room = engine.zones.create("Kitchen")
     screen = fake.discover("screen", [DataSpec("state", "enum", "generic")])
     engine.equipments.create("Screen", "display", room["id"], device_ids=[screen.id])
@@ -117,8 +117,8 @@ def test_displays_online_follow_their_device_status(engine):
     assert engine.aggregator.data(room["id"])["displaysOnline"] == 0
 
 
-def test_values_that_feed_no_aggregate_cause_no_recompute(engine):
-    engine, fake, recorder = engine
+def test_values_that_feed_no_aggregate_cause_no_recompute(house):
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     room = engine.zones.create("Office")
     meter = fake.discover("meter", [DataSpec("energy", "number", "energy"), DataSpec("power", "number", "power")])
     engine.equipments.create("Meter", "switch", room["id"], device_ids=[meter.id])
@@ -130,8 +130,8 @@ def test_values_that_feed_no_aggregate_cause_no_recompute(engine):
 
 
 # ---- incremental aggregation ----------------------------------------------------------------------
-def test_moving_an_equipment_announces_each_zone_once_with_its_final_data(engine):
-    engine, fake, recorder = engine
+def test_moving_an_equipment_announces_each_zone_once_with_its_final_data(house):
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     data, orders = light_specs()
     floor = engine.zones.create("Floor")
     one, two = engine.zones.create("One", floor["id"]), engine.zones.create("Two", floor["id"])
@@ -144,8 +144,8 @@ def test_moving_an_equipment_announces_each_zone_once_with_its_final_data(engine
     assert [(e["zoneId"], e["aggregatedData"]["lightsOn"]) for e in events] == [(one["id"], 0), (two["id"], 1)]
 
 
-def test_sums_come_back_to_exactly_zero(engine):
-    engine, fake, _ = engine
+def test_sums_come_back_to_exactly_zero(house):
+    engine, fake = house.engine, house.fake
     room = engine.zones.create("Workshop")
     for n in range(3):
         engine.equipments.create(f"Plug {n}", "switch", room["id"], device_ids=[fake.discover(f"p{n}", [DataSpec("power", "number", "power")]).id])
@@ -163,10 +163,10 @@ def test_sums_come_back_to_exactly_zero(engine):
     assert data["temperature"] == 21.2  # 21.25 is exact in binary: round() goes to even
 
 
-def test_a_key_dropped_at_rediscovery_stops_counting_at_the_next_rebase(engine, monkeypatch):
+def test_a_key_dropped_at_rediscovery_stops_counting_at_the_next_rebase(house, monkeypatch):
     from hausbox.zonecontrol import aggregation
 
-    engine, fake, recorder = engine
+    engine, fake, recorder = house.engine, house.fake, house.recorder
     room = engine.zones.create("Attic")
     for name in ("s1", "s2"):
         engine.equipments.create(name, "sensor", room["id"], device_ids=[_sensor(fake, name).id])
@@ -226,14 +226,14 @@ def _value(rng, spec):
 
 
 @pytest.mark.parametrize("seed", [1, 2])
-def test_incremental_data_and_events_match_a_from_scratch_computation(engine, seed):
+def test_incremental_data_and_events_match_a_from_scratch_computation(house, seed):
     """Thousands of random changes; after each, every zone's data equals a from-scratch computation,
     and zone.data.changed was emitted once for exactly the zones whose data changed."""
     from hausbox.core.clock import iso_utc, now_ms
     from hausbox.core.errors import ApiError
     from tests.inprocess import FAKE_ID
 
-    engine, fake, _ = engine
+    engine, fake = house.engine, house.fake
     rng = random.Random(seed)
     root = engine.zones.root().id
     floors = [engine.zones.create(f"Floor {f}")["id"] for f in range(2)]

@@ -38,6 +38,11 @@ class Call:
         return self.request.query
 
     @property
+    def actor(self) -> str | None:
+        """The caller's username, for the log line of what they change (None when anonymous)."""
+        return self.principal.username if self.principal else None
+
+    @property
     def client_ip(self) -> str:
         return self.request.environ.get("REMOTE_ADDR") or "?"
 

@@ -11,9 +11,12 @@ from pony import orm
 from hausbox.auth.sessions import sha256_hex
 from hausbox.core.clock import iso_utc, now_ms, parse_iso
 from hausbox.core.errors import BadRequest, NotFound
+from hausbox.core.logs import by_actor, get_logger
 
 PREFIX = "hbx_"
 LAST_USED_RESOLUTION_MS = 60_000  # spare the SD card: record use at most once a minute
+
+log = get_logger("auth")
 
 
 def token_json(row: Any) -> dict[str, Any]:
@@ -35,7 +38,7 @@ class ApiTokens:
                 row.token_hash: [row.id, row.user_id, row.expires_at, row.last_used_at] for row in db.ApiToken.select()
             }
 
-    def create(self, user_id: str, name: str, expires_at: str | None) -> dict[str, Any]:
+    def create(self, user_id: str, name: str, expires_at: str | None, by: str | None = None) -> dict[str, Any]:
         expiry = None
         if expires_at is not None:
             try:
@@ -53,6 +56,7 @@ class ApiTokens:
             orm.commit()
             result = {**token_json(row), "token": token}
         self._by_hash[hashed] = [row.id, user_id, expiry, None]
+        log.info("API token %s (%s) of user %s created%s", row.id, result["name"], user_id, by_actor(by))
         return result
 
     def list(self, user_id: str) -> list[dict[str, Any]]:
@@ -60,7 +64,7 @@ class ApiTokens:
             rows = self._db.ApiToken.select(lambda t: t.user_id == user_id).order_by(lambda t: t.created_at)
             return [token_json(row) for row in rows]
 
-    def delete(self, user_id: str, token_id: str) -> None:
+    def delete(self, user_id: str, token_id: str, by: str | None = None) -> None:
         with orm.db_session:
             row = self._db.ApiToken.get(id=token_id)
             if row is None or row.user_id != user_id:
@@ -68,10 +72,14 @@ class ApiTokens:
             hashed = row.token_hash
             row.delete()
         self._by_hash.pop(hashed, None)
+        log.info("API token %s of user %s deleted%s", token_id, user_id, by_actor(by))
 
     def forget_user(self, user_id: str) -> None:
         """Drop the cached tokens of a deleted user (the database rows cascade away)."""
-        self._by_hash = {h: v for h, v in self._by_hash.items() if v[1] != user_id}
+        kept = {h: v for h, v in self._by_hash.items() if v[1] != user_id}
+        dropped, self._by_hash = len(self._by_hash) - len(kept), kept
+        if dropped:
+            log.info("%d API token(s) of deleted user %s revoked", dropped, user_id)
 
     def resolve(self, token: str) -> tuple[str, str] | None:
         """``(token id, user id)`` for a valid, unexpired token; records its use."""

@@ -36,11 +36,11 @@ def me(call: Call) -> dict[str, Any]:
 
 
 def update_me(call: Call) -> dict[str, Any]:
-    return call.engine.auth.users.set_display_name(call.principal.user_id, call.body["displayName"])
+    return call.engine.auth.users.set_display_name(call.principal.user_id, call.body["displayName"], by=call.actor)
 
 
 def set_preferences(call: Call) -> dict[str, Any]:
-    return call.engine.auth.users.set_preferences(call.principal.user_id, call.body["preferences"])
+    return call.engine.auth.users.set_preferences(call.principal.user_id, call.body["preferences"], by=call.actor)
 
 
 def change_password(call: Call) -> dict[str, Any]:
@@ -53,11 +53,11 @@ def list_tokens(call: Call) -> list[dict[str, Any]]:
 
 
 def create_token(call: Call) -> dict[str, Any]:
-    return call.engine.auth.tokens.create(call.principal.user_id, call.body["name"], call.body.get("expiresAt"))
+    return call.engine.auth.tokens.create(call.principal.user_id, call.body["name"], call.body.get("expiresAt"), by=call.actor)
 
 
 def delete_token(call: Call, id: str) -> None:
-    call.engine.auth.tokens.delete(call.principal.user_id, id)
+    call.engine.auth.tokens.delete(call.principal.user_id, id, by=call.actor)
 
 
 def list_users(call: Call) -> list[dict[str, Any]]:
@@ -66,16 +66,16 @@ def list_users(call: Call) -> list[dict[str, Any]]:
 
 def create_user(call: Call) -> dict[str, Any]:
     b = call.body
-    return call.engine.auth.users.create(b["username"], b["password"], b.get("displayName"), b.get("role") or "standard")
+    return call.engine.auth.users.create(b["username"], b["password"], b.get("displayName"), b.get("role") or "standard", by=call.actor)
 
 
 def update_user(call: Call, id: str) -> dict[str, Any]:
     b = call.body
-    return call.engine.auth.users.update(id, display_name=b.get("displayName"), role=b.get("role"), enabled=b.get("enabled"))
+    return call.engine.auth.users.update(id, display_name=b.get("displayName"), role=b.get("role"), enabled=b.get("enabled"), by=call.actor)
 
 
 def delete_user(call: Call, id: str) -> None:
-    call.engine.auth.users.delete(id, acting_user_id=call.principal.user_id)
+    call.engine.auth.users.delete(id, acting_user_id=call.principal.user_id, by=call.actor)
 
 
 ROLE = one_of("admin", "standard")

@@ -36,13 +36,12 @@ class AuthService:
         return self.users.has_users()
 
     # ---- sign-in flows -----------------------------------------------------------------------
-    def setup(self, username: str, password: str, display_name: str | None, language: str | None) -> dict[str, Any]:
+    def setup(self, username: str, password: str, display_name: str, language: str | None) -> dict[str, Any]:
         """Create the first administrator (first run only) and sign them in."""
         with self.users.lock:
             if self.users.has_users():
                 raise Forbidden("Setup already completed")
-            user = self.users.create(username, password, display_name, "admin", {"language": language or "en"})
-        log.info("first administrator %s created", user["username"])
+            user = self.users.create(username, password, display_name, "admin", {"language": language or "en"}, by="first-run setup")
         return self._sign_in(user["id"])
 
     def login(self, username: str, password: str, client: str) -> dict[str, Any]:

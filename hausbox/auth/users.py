@@ -19,10 +19,13 @@ from hausbox.auth import passwords
 from hausbox.core.bus import EventBus
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.errors import BadRequest, Conflict, NotFound
+from hausbox.core.logs import by_actor, get_logger
 
 ROLES = ("admin", "standard")
 DEFAULT_PREFERENCES = {"language": "en"}
 USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$")
+
+log = get_logger("auth")
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,20 @@ def user_json(row: Any) -> dict[str, Any]:
         "createdAt": iso_utc(row.created_at),
         "updatedAt": iso_utc(row.updated_at),
     }
+
+
+def changed_fields(display_name: str | None, role: str | None, enabled: bool | None) -> list[str]:
+    """What an update changes, for its log line (the display name itself is not repeated)."""
+    fields = ["displayName"] if display_name is not None else []
+    if role is not None:
+        fields.append(f"role {role}")
+    if enabled is not None:
+        fields.append("enabled" if enabled else "disabled")
+    return fields
+
+
+def log_change(username: str, user_id: str, what: str, by: str | None) -> None:
+    log.info("user %s (%s) %s%s", username, user_id, what, by_actor(by))
 
 
 def _copy(entry: dict[str, Any]) -> dict[str, Any]:
@@ -99,7 +116,9 @@ class UserDirectory:
             return self._db.User[user_id].password_hash
 
     # ---- writes ------------------------------------------------------------------------------
-    def create(self, username: str, password: str, display_name: str | None, role: str, preferences: dict | None = None) -> dict[str, Any]:
+    def create(
+        self, username: str, password: str, display_name: str | None, role: str, preferences: dict | None = None, by: str | None = None
+    ) -> dict[str, Any]:
         username = username.strip()
         if not USERNAME.match(username):
             raise BadRequest("username must be 1-64 letters, digits or . _ @ - and start with a letter or digit")
@@ -125,9 +144,12 @@ class UserDirectory:
                     updated_at=stamp,
                 )
                 orm.commit()
+                log_change(username, row.id, f"created with role {role}", by)
                 return self._remember(row)
 
-    def update(self, user_id: str, display_name: str | None = None, role: str | None = None, enabled: bool | None = None) -> dict[str, Any]:
+    def update(
+        self, user_id: str, display_name: str | None = None, role: str | None = None, enabled: bool | None = None, by: str | None = None
+    ) -> dict[str, Any]:
         if role is not None and role not in ROLES:
             raise BadRequest("role must be one of admin, standard")
         with self.lock:
@@ -148,11 +170,14 @@ class UserDirectory:
                 row.updated_at = now_ms()
                 orm.commit()
                 result = self._remember(row)
+        fields = changed_fields(display_name, role, enabled)
+        if fields:
+            log_change(result["username"], user_id, "updated: " + ", ".join(fields), by)
         if revoke:
             self._on_revoked(user_id)
         return result
 
-    def delete(self, user_id: str, acting_user_id: str) -> None:
+    def delete(self, user_id: str, acting_user_id: str, by: str | None = None) -> None:
         if user_id == acting_user_id:
             raise BadRequest("Cannot delete your own account")
         with self.lock:
@@ -162,25 +187,26 @@ class UserDirectory:
                     raise NotFound("User not found")
                 if row.role == "admin" and row.enabled and self._enabled_admins() <= 1:
                     raise BadRequest("Cannot delete the last admin")
+                username = row.username
                 row.delete()
             self._cache.pop(user_id, None)
             self._json.pop(user_id, None)
+        log_change(username, user_id, "deleted", by)
         self._on_revoked(user_id)
 
-    def set_display_name(self, user_id: str, display_name: str) -> dict[str, Any]:
-        with orm.db_session:
-            row = self._db.User[user_id]
-            row.display_name = display_name.strip() or row.username
-            row.updated_at = now_ms()
-            orm.commit()
-            return self._remember(row)
+    def set_display_name(self, user_id: str, display_name: str, by: str | None = None) -> dict[str, Any]:
+        return self._set_column(user_id, "display_name", display_name.strip() or self.get(user_id)["username"], "displayName", by)
 
-    def set_preferences(self, user_id: str, preferences: dict[str, Any]) -> dict[str, Any]:
+    def set_preferences(self, user_id: str, preferences: dict[str, Any], by: str | None = None) -> dict[str, Any]:
+        return self._set_column(user_id, "preferences", preferences, "preferences", by)
+
+    def _set_column(self, user_id: str, column: str, value: Any, field: str, by: str | None) -> dict[str, Any]:
         with orm.db_session:
             row = self._db.User[user_id]
-            row.preferences = preferences
+            setattr(row, column, value)
             row.updated_at = now_ms()
             orm.commit()
+            log_change(row.username, user_id, f"updated: {field}", by)
             return self._remember(row)
 
     def set_password(self, user_id: str, new_password: str) -> None:

@@ -46,6 +46,14 @@ def get_logger(module: str) -> logging.Logger:
     return logging.getLogger("hausbox." + module)
 
 
+def by_actor(actor: str | None) -> str:
+    """The end of a log line about an administrative change: `` by <actor>`` when it is known."""
+    return f" by {actor}" if actor else ""
+
+
+log = get_logger("logs")
+
+
 class Redactor:
     """The text of a record (message and traceback) with secrets replaced by ``[REDACTED]``.
 
@@ -115,10 +123,18 @@ class RingBuffer(logging.Handler):
         self._notifying = threading.local()
         self.runtime_level = "debug"
 
-    def set_runtime_level(self, name: str) -> str:
-        previous, self.runtime_level = self.runtime_level, name
-        self.setLevel(LEVELS[name])
+    def set_runtime_level(self, name: str, by: str | None = None) -> str:
+        """Apply a level; the change is logged at info while the more verbose of the two applies."""
+        previous = self.runtime_level
+        if name != previous:
+            self._apply_level(min(previous, name, key=LEVELS.__getitem__))
+            log.info("log level changed from %s to %s%s", previous, name, by_actor(by))
+        self._apply_level(name)
         return previous
+
+    def _apply_level(self, name: str) -> None:
+        self.runtime_level = name
+        self.setLevel(LEVELS[name])
 
     def add_listener(self, listener: Callable[[Entry], None]) -> None:
         self._listeners = self._listeners + (listener,)

@@ -16,6 +16,7 @@ from pony import orm
 from hausbox.core.bus import EventBus
 from hausbox.core.clock import now_ms
 from hausbox.core.errors import BadRequest
+from hausbox.core.logs import by_actor, get_logger
 
 Scalar = str | int | float | bool
 # Raises ValueError (its text says what is expected) for a value the key must not hold.
@@ -23,11 +24,24 @@ Validator = Callable[[Scalar], None]
 
 # A key whose last segment contains one of these holds a secret: never logged, masked where shown.
 SECRET_KEY_MARKERS = ("password", "secret", "token", "apikey", "api_key")
+SHOWN_VALUE_MAX = 200  # a long value is cut in the log line
+
+log = get_logger("settings")
 
 
 def is_secret_key(key: str) -> bool:
     last = key.rsplit(".", 1)[-1].lower()
     return any(marker in last for marker in SECRET_KEY_MARKERS)
+
+
+def describe_change(key: str, value: Scalar | None) -> str:
+    """How a log line shows one written key: its new value, unless the key holds a secret."""
+    if value is None:
+        return f"{key} removed"
+    if is_secret_key(key):
+        return f"{key} set (secret, not shown)"
+    shown = json.dumps(value)
+    return f"{key} = {shown if len(shown) <= SHOWN_VALUE_MAX else shown[:SHOWN_VALUE_MAX] + '…'}"
 
 
 def define_entities(db: orm.Database) -> None:
@@ -74,8 +88,8 @@ class SettingsStore:
             except ValueError as error:
                 raise BadRequest(f"Invalid setting {key}: {error}") from None
 
-    def set_many(self, values: Mapping[str, Scalar | None]) -> list[str]:
-        """Write all values in one transaction; return (and announce) the keys that changed."""
+    def set_many(self, values: Mapping[str, Scalar | None], by: str | None = None) -> list[str]:
+        """Write all values in one transaction; return (and announce, and log) the keys that changed."""
         self.validate(values)
         changed = [key for key, value in values.items() if self._differs(key, value)]
         if not changed:
@@ -100,6 +114,7 @@ class SettingsStore:
                 self._values[key] = value
                 self._note_secret(key, value)
         keys = sorted(changed)
+        log.info("settings changed%s: %s", by_actor(by), ", ".join(describe_change(key, values[key]) for key in keys))
         self._bus.emit("settings.changed", keys=keys)
         return keys
 

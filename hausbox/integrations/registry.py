@@ -15,6 +15,7 @@ import gevent
 
 from hausbox.core.bus import EventBus
 from hausbox.core.errors import BadRequest, NotFound, ServiceUnavailable
+from hausbox.core.logs import by_actor
 from hausbox.core.settings import SettingsStore
 from hausbox.devices.device import Device, Order
 from hausbox.devices.manager import DeviceManager
@@ -110,31 +111,41 @@ class IntegrationRegistry:
             log.exception("integration %s failed to stop", integration_id)
         self._status_reported(integration_id, "disconnected", None)
 
-    def start(self, integration_id: str) -> str:
-        entry = self._entry(integration_id)
-        if not entry.plugin.is_configured():
-            raise BadRequest(f"Integration {integration_id} is not configured")
+    def start(self, integration_id: str, by: str | None = None) -> str:
+        self._require_configured(integration_id)
         self._safe_start(integration_id)
-        return self.status(integration_id)
+        return self._logged(integration_id, "started", by)
 
-    def stop(self, integration_id: str) -> str:
+    def stop(self, integration_id: str, by: str | None = None) -> str:
         self._entry(integration_id)
         self._safe_stop(integration_id)
-        return self.status(integration_id)
+        return self._logged(integration_id, "stopped", by)
 
-    def restart(self, integration_id: str) -> str:
-        self._entry(integration_id)
+    def restart(self, integration_id: str, by: str | None = None) -> str:
+        self._require_configured(integration_id)
         self._safe_stop(integration_id)
-        return self.start(integration_id)
+        self._safe_start(integration_id)
+        return self._logged(integration_id, "restarted", by)
 
-    def refresh(self, integration_id: str) -> None:
+    def refresh(self, integration_id: str, by: str | None = None) -> None:
         entry = self._entry(integration_id)
         refresh = getattr(entry.plugin, "refresh", None)
         if refresh is None:
             raise BadRequest(f"Integration {integration_id} does not poll: nothing to refresh")
         if entry.plugin.status() != "connected":
             raise BadRequest(f"Integration {integration_id} is not connected")
+        log.info("integration %s refresh requested%s", integration_id, by_actor(by))
         refresh()
+
+    def _require_configured(self, integration_id: str) -> None:
+        if not self._entry(integration_id).plugin.is_configured():
+            raise BadRequest(f"Integration {integration_id} is not configured")
+
+    def _logged(self, integration_id: str, what: str, by: str | None) -> str:
+        """The status after an administrator's start or stop, which the log records."""
+        status = self.status(integration_id)
+        log.info("integration %s %s%s: now %s", integration_id, what, by_actor(by), status)
+        return status
 
     def _on_settings_changed(self, event: dict[str, Any]) -> None:
         touched = {key.split(".")[1] for key in event["keys"] if key.startswith("integration.") and key.count(".") >= 2}

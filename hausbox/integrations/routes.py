@@ -12,19 +12,19 @@ def list_integrations(call: Call) -> list[dict[str, Any]]:
 
 
 def start(call: Call, id: str) -> dict[str, Any]:
-    return {"success": True, "status": call.engine.integrations.start(id)}
+    return {"success": True, "status": call.engine.integrations.start(id, by=call.actor)}
 
 
 def stop(call: Call, id: str) -> dict[str, Any]:
-    return {"success": True, "status": call.engine.integrations.stop(id)}
+    return {"success": True, "status": call.engine.integrations.stop(id, by=call.actor)}
 
 
 def restart(call: Call, id: str) -> dict[str, Any]:
-    return {"success": True, "status": call.engine.integrations.restart(id)}
+    return {"success": True, "status": call.engine.integrations.restart(id, by=call.actor)}
 
 
 def refresh(call: Call, id: str) -> dict[str, Any]:
-    call.engine.integrations.refresh(id)
+    call.engine.integrations.refresh(id, by=call.actor)
     return {"success": True}
 
 

@@ -22,7 +22,7 @@ def get_settings(call: Call) -> dict[str, Any]:
 
 
 def put_settings(call: Call) -> dict[str, Any]:
-    keys = call.engine.settings.set_many(call.body)
+    keys = call.engine.settings.set_many(call.body, by=call.actor)
     return {"success": True, "changed": keys}
 
 
@@ -59,7 +59,7 @@ def get_log_level(call: Call) -> dict[str, Any]:
 
 
 def put_log_level(call: Call) -> dict[str, Any]:
-    previous = call.engine.log_ring.set_runtime_level(call.body["level"])
+    previous = call.engine.log_ring.set_runtime_level(call.body["level"], by=call.actor)
     return {"level": call.body["level"], "previous": previous}
 
 

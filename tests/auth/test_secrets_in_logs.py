@@ -7,11 +7,12 @@ from tests.harness import PASSWORD
 USER_PASSWORD = "log-user-password-31"
 NEW_PASSWORD = "log-new-password-62"
 WRONG_PASSWORD = "log-wrong-password-93"
+SETTING_SECRET = "log-setting-secret-47"
 
 
 def test_no_password_or_token_in_any_log(home):
     api = home.server.api()
-    secrets = [PASSWORD, USER_PASSWORD, NEW_PASSWORD, WRONG_PASSWORD]
+    secrets = [PASSWORD, USER_PASSWORD, NEW_PASSWORD, WRONG_PASSWORD, SETTING_SECRET]
 
     user, user_api = home.new_user("standard", password=USER_PASSWORD)
     pairs = [home.admin_pair, home.login("admin"), home.login(user["username"], USER_PASSWORD)]
@@ -30,6 +31,9 @@ def test_no_password_or_token_in_any_log(home):
     assert home.server.api(tokens[0] + "0").get("/me").status_code == 401
     assert api.post("/auth/refresh", {"refreshToken": pairs[1]["refreshToken"] + "0"}).status_code == 401
     assert api.post("/auth/logout", {"refreshToken": pairs[1]["refreshToken"]}).status_code == 204
+    # Administrative changes are logged, a secret setting by its key only.
+    assert home.admin.put("/settings", {"integration.zigbee2mqtt.mqtt_password": SETTING_SECRET}).status_code == 200
+    assert home.admin.put("/settings", {"integration.zigbee2mqtt.mqtt_password": None}).status_code == 200
     # A WebSocket carries its credential in the query string.
     for credential in (pairs[0]["accessToken"], pairs[1]["accessToken"], tokens[1]):
         home.server.ws(credential).close()
@@ -44,6 +48,8 @@ def test_no_password_or_token_in_any_log(home):
     assert entries, "the ring buffer is empty: nothing was checked"
     ring_text = json.dumps(entries)
     assert any("password changed" in entry["msg"] for entry in entries)
+    assert any(f"user {user['username']} ({user['id']}) created" in entry["msg"] for entry in entries)
+    assert any("integration.zigbee2mqtt.mqtt_password set (secret, not shown)" in entry["msg"] for entry in entries)
 
     files = sorted(path for path in (home.server.data_dir / "logs").rglob("*") if path.is_file())
     assert files, "no log file written"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from tests.harness import wait_for
-from tests.realtime.wsclient import Collector, expect_welcome, subscribe
+from tests.wsclient import Collector, expect_welcome, subscribe
 
 SIM = "integration.simulator."
 

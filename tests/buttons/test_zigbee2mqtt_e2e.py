@@ -4,7 +4,7 @@ bindings, whose orders reach zigbee2mqtt on ``<name>/set`` (real server, real mo
 from __future__ import annotations
 
 from tests.harness import wait_for
-from tests.modes.z2m import created, wait_sets, zigbee_home
+from tests.zigbee import created, wait_sets, zigbee_home
 
 
 def test_button_presses_publish_orders(make_server, broker, mqtt_client):

@@ -8,7 +8,7 @@ import time
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from tests.modes.z2m import created, wait_sets, zigbee_home
+from tests.zigbee import created, wait_sets, zigbee_home
 
 SLOT = datetime(2026, 7, 1, 7, 0, tzinfo=ZoneInfo("Europe/Paris"))
 LEAD_S = 10  # server start, discovery and set-up happen in these seconds of the server's clock

@@ -18,9 +18,8 @@ from zoneinfo import ZoneInfo
 
 from hausbox.core.clock import parse_iso
 from tests.harness import wait_for
-from tests.integrations.zigbee2mqtt.conftest import Z2m
-from tests.modes.z2m import created, zigbee_home
-from tests.realtime.wsclient import Collector, expect_welcome, subscribe
+from tests.wsclient import Collector, expect_welcome, subscribe
+from tests.zigbee import Z2m, created, zigbee_home
 
 LAMP, SWITCH, BUTTON = "chambre_lampe_chevet", "chambre_interrupteur", "bureau_bouton"
 WITHIN_S = 0.1

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from tests.modes.z2m import created, wait_sets, zigbee_home
+from tests.zigbee import created, wait_sets, zigbee_home
 
 
 def test_activating_a_mode_publishes_its_orders(make_server, broker, mqtt_client):

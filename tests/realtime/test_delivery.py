@@ -8,7 +8,7 @@ import time
 import pytest
 
 from tests.harness import PASSWORD
-from tests.realtime.wsclient import (
+from tests.wsclient import (
     Collector,
     expect_welcome,
     settings_events_with,

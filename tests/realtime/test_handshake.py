@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hausbox import __version__
-from tests.realtime.wsclient import connect, expect_welcome, read_frame
+from tests.wsclient import connect, expect_welcome, read_frame
 
 
 def assert_refused(ws) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from tests.realtime.wsclient import (
+from tests.wsclient import (
     Collector,
     expect_welcome,
     read_frame,

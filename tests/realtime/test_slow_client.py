@@ -13,7 +13,7 @@ import statistics
 import time
 
 from tests.harness import Home
-from tests.realtime.wsclient import (
+from tests.wsclient import (
     Collector,
     Frame,
     connect,

@@ -11,7 +11,7 @@ from typing import Iterator
 import pytest
 
 from tests.harness import Home, wait_for
-from tests.integrations.zigbee2mqtt.conftest import Z2m
+from tests.zigbee import Z2m
 
 LIGHT, SENSOR = "chambre_lampe_chevet", "couloir_mouvement"
 

@@ -9,7 +9,7 @@ import pytest
 
 from hausbox.system.timezone import ZoneChoice, lookup_zone_name, resolve_zone
 from tests.harness import Home
-from tests.realtime.wsclient import Collector, expect_welcome
+from tests.wsclient import Collector, expect_welcome
 
 PARIS_AT = {"home.latitude": 48.8566, "home.longitude": 2.3522}
 

@@ -10,7 +10,7 @@ import pytest
 
 from hausbox.integrations.builtin.simulator.home import VirtualHome
 from tests.harness import wait_for
-from tests.realtime.wsclient import Collector, expect_welcome, subscribe
+from tests.wsclient import Collector, expect_welcome, subscribe
 
 ROOMS, SEED = 4, 11
 PREFIX = "integration.simulator."

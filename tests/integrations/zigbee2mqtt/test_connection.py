@@ -12,8 +12,8 @@ import pytest
 
 from tests.broker import Broker, Mqtt
 from tests.harness import Home
-from tests.integrations.zigbee2mqtt.conftest import MASK, Z2m
-from tests.realtime.wsclient import Collector, expect_welcome
+from tests.wsclient import Collector, expect_welcome
+from tests.zigbee import MASK, Z2m
 
 
 def system_events(collector: Collector) -> list[str]:

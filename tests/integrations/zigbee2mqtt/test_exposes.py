@@ -19,14 +19,14 @@ from hausbox.integrations.builtin.zigbee2mqtt.exposes import (
     parse_exposes,
     value_type,
 )
-from tests.integrations.zigbee2mqtt import fixtures
+from tests import zigbee
 
-ALL_NAMES = [e["friendly_name"] for e in fixtures.bridge_devices()]
-KEPT = fixtures.kept_names()
+ALL_NAMES = [e["friendly_name"] for e in zigbee.bridge_devices()]
+KEPT = zigbee.kept_names()
 
 
 def device(name: str) -> DiscoveredDevice:
-    found = discovered_device(fixtures.entry(name))
+    found = discovered_device(zigbee.entry(name))
     assert found is not None, name
     return found
 
@@ -57,9 +57,9 @@ def tree_properties(exposes: list[dict[str, Any]]) -> dict[str, int]:
 # ---- every device of the fixtures ----------------------------------------------------------------
 @pytest.mark.parametrize("name", ALL_NAMES)
 def test_every_fixture_device_is_read_or_skipped(name):
-    entry = fixtures.entry(name)
+    entry = zigbee.entry(name)
     found = discovered_device(entry)
-    if name in fixtures.SKIPPED:
+    if name in zigbee.SKIPPED:
         assert found is None and skip_reason(entry)
         return
     assert found is not None and skip_reason(entry) is None
@@ -84,10 +84,10 @@ def test_every_fixture_device_is_read_or_skipped(name):
         assert spec.category, spec
 
 
-@pytest.mark.parametrize("name", [n for n in fixtures.states()["devices"] if n in KEPT])
+@pytest.mark.parametrize("name", [n for n in zigbee.states()["devices"] if n in KEPT])
 def test_every_state_key_is_declared_and_keeps_its_declared_type(name):
     data = data_of(device(name))
-    for message in fixtures.states()["devices"][name]["payloads"]:
+    for message in zigbee.states()["devices"][name]["payloads"]:
         for key, raw in message["payload"].items():
             assert key in data, f"{name}: {key} not declared"
             spec = data[key]
@@ -100,10 +100,10 @@ def test_every_state_key_is_declared_and_keeps_its_declared_type(name):
             assert key not in data, f"{name}: extra key {key} must not be declared"
 
 
-@pytest.mark.parametrize("name", [n for n in fixtures.orders()["devices"] if n in KEPT])
+@pytest.mark.parametrize("name", [n for n in zigbee.orders()["devices"] if n in KEPT])
 def test_every_valid_order_property_is_a_declared_order(name):
     orders = orders_of(device(name))
-    for order in fixtures.orders()["devices"][name]["valid"]:
+    for order in zigbee.orders()["devices"][name]["valid"]:
         for key, value in order["payload"].items():
             assert key in orders, f"{name}: {key} not an order"
             spec = orders[key]
@@ -114,8 +114,8 @@ def test_every_valid_order_property_is_a_declared_order(name):
 
 
 def test_skipped_entries_and_the_names_still_present():
-    entries = fixtures.bridge_devices()
-    assert {e["friendly_name"] for e in entries if discovered_device(e) is None} == fixtures.SKIPPED
+    entries = zigbee.bridge_devices()
+    assert {e["friendly_name"] for e in entries if discovered_device(e) is None} == zigbee.SKIPPED
     reasons = {e["friendly_name"]: skip_reason(e) for e in entries}
     assert reasons["Coordinator"] == "coordinator"
     assert reasons["garage_prise_inconnue"] == "not supported (yet)"
@@ -298,7 +298,7 @@ def test_power_source_and_identity_fallbacks():
     assert power_source("Battery") == "battery"
     assert power_source("DC Source") == "dc"
     assert power_source("Unknown") is None and power_source(None) is None
-    entry = fixtures.entry("couloir_variateur")
+    entry = zigbee.entry("couloir_variateur")
     entry["definition"].pop("vendor")
     entry["definition"].pop("model")
     entry["manufacturer"], entry["model_id"] = "Legrand", " Dimmer switch w/o neutral\x00\x00\x00"

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from tests.harness import wait_for
-from tests.integrations.zigbee2mqtt import fixtures
-from tests.integrations.zigbee2mqtt.conftest import MASK
-from tests.realtime.wsclient import Collector, events_in, expect_welcome, subscribe
+from tests import zigbee
+from tests.wsclient import Collector, events_in, expect_welcome, subscribe
 
 
 def expected_values() -> dict[str, dict]:
     """Per device, the last value of every key once all the fixture messages are played in order."""
     values: dict[str, dict] = {}
-    for name, device in fixtures.states()["devices"].items():
+    for name, device in zigbee.states()["devices"].items():
         for message in device["payloads"]:
             values.setdefault(name, {}).update(message["payload"])
     return values
@@ -25,13 +24,13 @@ def test_not_configured_until_a_broker_url_is_set(z2m):
     z2m.connect(mqtt_password="not-used-without-a-user")
     listed = z2m.integration()
     assert listed["configured"] is True and "error" not in listed
-    assert listed["settingValues"]["mqtt_password"] == MASK
+    assert listed["settingValues"]["mqtt_password"] == zigbee.MASK
 
 
 def test_discovery_and_every_fixture_state_over_mqtt(z2m):
     z2m.connect()
     devices = z2m.discover()
-    for name in fixtures.SKIPPED:
+    for name in zigbee.SKIPPED:
         assert name not in devices
     bulb = devices["chambre_lampe_chevet"]
     assert (bulb["manufacturer"], bulb["model"], bulb["powerSource"], bulb["ieeeAddress"], bulb["status"]) == ("IKEA", "LED1624G9", "mains", "0x000d6ffffe7b31e0", "unknown")
@@ -39,7 +38,7 @@ def test_discovery_and_every_fixture_state_over_mqtt(z2m):
     state_order = next(o for o in bulb["orders"] if o["key"] == "state")
     assert (state_order["type"], state_order["category"], state_order["enumValues"]) == ("enum", "light_toggle", ["ON", "OFF", "TOGGLE"])
     raw = z2m.api.get(f"/devices/{bulb['id']}/raw").json()
-    assert raw["expose"] == fixtures.entry("chambre_lampe_chevet")["definition"]["exposes"]
+    assert raw["expose"] == zigbee.entry("chambre_lampe_chevet")["definition"]["exposes"]
 
     # Every message of the fixtures, as zigbee2mqtt publishes it (with its non-expose keys), plus
     # noise that must change nothing: a non-JSON state, a JSON array, a command topic.
@@ -47,9 +46,9 @@ def test_discovery_and_every_fixture_state_over_mqtt(z2m):
     z2m.publish("salon_plafonnier", [1, 2])
     z2m.publish("salon_plafonnier/set", {"state": "OFF", "brightness": 1})
     z2m.publish("cuisine/spot/set", {"state": "OFF"})
-    for name, device in fixtures.states()["devices"].items():
+    for name, device in zigbee.states()["devices"].items():
         for message in device["payloads"]:
-            z2m.client.publish(device["topic"], {**fixtures.published(message), "last_seen": "2026-04-19T10:00:00.000Z"})
+            z2m.client.publish(device["topic"], {**zigbee.published(message), "last_seen": "2026-04-19T10:00:00.000Z"})
     expected = {name: values for name, values in expected_values().items() if name in devices}
 
     def all_arrived():
@@ -65,7 +64,7 @@ def test_discovery_and_every_fixture_state_over_mqtt(z2m):
     assert got["garage_relais"]["state_l1"] == "OFF" and got["garage_relais"]["state_l2"] == "ON"
     assert got["salon_plafonnier"]["color_temp_startup"] == 65535
     assert all(d["status"] == "online" for d in z2m.devices().values())
-    assert z2m.integration()["deviceCount"] == len(fixtures.kept_names())
+    assert z2m.integration()["deviceCount"] == len(zigbee.kept_names())
 
 
 def test_availability_sets_the_device_status(z2m):
@@ -74,7 +73,7 @@ def test_availability_sets_the_device_status(z2m):
     z2m.publish("cuisine/spot/availability", "online", retain=True)
     z2m.publish_devices()
     z2m.connect()
-    wait_for(lambda: len(z2m.devices()) == len(fixtures.kept_names()), 10)
+    wait_for(lambda: len(z2m.devices()) == len(zigbee.kept_names()), 10)
     wait_for(lambda: z2m.device("salon_meteo")["status"] == "offline" and z2m.device("cuisine/spot")["status"] == "online")
     assert z2m.device("entree_porte")["status"] == "unknown"
     z2m.publish("entree_porte/availability", "offline")
@@ -106,7 +105,7 @@ def test_rediscovery_keeps_ids_and_renames_removes_stale_devices_and_never_empti
     assert again["chambre_lampe_chevet"]["name"] == "Lampe de chevet"
 
     # An empty list, or one holding only the Coordinator, deletes nothing.
-    for entries in ([], [fixtures.entry("Coordinator")]):
+    for entries in ([], [zigbee.entry("Coordinator")]):
         z2m.publish_devices(entries)
         z2m.publish("salon_meteo", {"temperature": len(entries) + 30})
         z2m.wait_value("salon_meteo", "temperature", len(entries) + 30)
@@ -114,7 +113,7 @@ def test_rediscovery_keeps_ids_and_renames_removes_stale_devices_and_never_empti
 
     # A device gone from the list is removed; one renamed in zigbee2mqtt (same address) keeps its id;
     # a dropped expose removes that datum only.
-    entries = [e for e in fixtures.bridge_devices() if e["friendly_name"] != "salon_meteo"]
+    entries = [e for e in zigbee.bridge_devices() if e["friendly_name"] != "salon_meteo"]
     door = next(e for e in entries if e["friendly_name"] == "entree_porte")
     door["friendly_name"] = "entree/porte"
     bulb = next(e for e in entries if e["friendly_name"] == "chambre_lampe_chevet")

@@ -16,9 +16,9 @@ from hausbox.integrations.builtin.zigbee2mqtt.topics import (
     is_command,
     json_object,
 )
-from tests.integrations.zigbee2mqtt import fixtures
+from tests import zigbee
 
-KNOWN = frozenset(fixtures.kept_names())
+KNOWN = frozenset(zigbee.kept_names())
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def test_state_topics_are_matched_against_known_names_slashes_included(router):
     assert router.classify("zigbee2mqtt/cuisine/spot", KNOWN) == ("state", "cuisine/spot")
     assert router.classify("zigbee2mqtt/jardin/vanne", KNOWN) == ("state", "jardin/vanne")
     # Every state topic of the fixtures routes to its device.
-    for name, device in fixtures.states()["devices"].items():
+    for name, device in zigbee.states()["devices"].items():
         if name in KNOWN:
             assert router.classify(device["topic"], KNOWN) == ("state", name)
 
@@ -50,7 +50,7 @@ def test_availability_commands_and_bridge_topics_are_never_state(router):
         "zigbee2mqtt",
     ):
         assert router.classify(topic, KNOWN) == ("ignored", None), topic
-    for variant in fixtures.orders()["topic_variants"]:
+    for variant in zigbee.orders()["topic_variants"]:
         assert router.classify(variant["topic"], KNOWN)[0] == "ignored", variant["topic"]
     assert router.classify("zigbee2mqtt/bridge/devices", KNOWN) == ("devices", None)
     assert router.classify("zigbee2mqtt/bridge/event", KNOWN) == ("event", None)
@@ -82,7 +82,7 @@ def test_availability_payload_forms():
     assert availability(b"OFFLINE") == "offline"
     for garbage in (b"", b"maybe", b'{"state": 1}', b"{not json", b"\xff\xfe", b"[]"):
         assert availability(garbage) is None, garbage
-    for example in fixtures.states()["availability"]:
+    for example in zigbee.states()["availability"]:
         assert availability(json.dumps(example["payload"]).encode()) in ("online", "offline")
 
 

@@ -159,7 +159,7 @@ class Home:
         """Create a user through the API and sign them in: ``(user JSON, their Api)``."""
         self._users += 1
         username = f"{role}{self._users}-{os.getpid()}"
-        created = self.admin.post("/users", {"username": username, "password": password, "role": role})
+        created = self.admin.post("/users", {"username": username, "password": password, "displayName": username, "role": role})
         assert created.status_code == 201, created.text
         pair = self.login(username, password)
         return created.json(), self.server.api(pair["accessToken"])

@@ -23,7 +23,7 @@ def port_closed(port: int) -> bool:
 def test_sigterm_lets_a_request_in_flight_finish_then_exits_0(make_server):
     # bcrypt at cost 14: a login takes about a second, long enough to be caught mid-way.
     server = make_server(env={"HAUSBOX_BCRYPT_ROUNDS": "14"})
-    setup = server.api().post("/auth/setup", {"username": "owner", "password": PASSWORD})
+    setup = server.api().post("/auth/setup", {"username": "owner", "password": PASSWORD, "displayName": "Owner"})
     assert setup.status_code == 201, setup.text
 
     result: dict = {}
@@ -64,7 +64,7 @@ def test_sigterm_lets_a_request_in_flight_finish_then_exits_0(make_server):
 
 def test_sigterm_with_an_idle_websocket_open_still_exits_promptly(make_server):
     server = make_server()
-    pair = server.api().post("/auth/setup", {"username": "owner", "password": PASSWORD}).json()
+    pair = server.api().post("/auth/setup", {"username": "owner", "password": PASSWORD, "displayName": "Owner"}).json()
     ws = server.ws(pair["accessToken"])
     try:
         started = time.monotonic()

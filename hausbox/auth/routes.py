@@ -16,7 +16,7 @@ def status(call: Call) -> dict[str, Any]:
 
 def setup(call: Call) -> dict[str, Any]:
     b = call.body
-    return call.engine.auth.setup(b["username"], b["password"], b.get("displayName"), b.get("language"))
+    return call.engine.auth.setup(b["username"], b["password"], b["displayName"], b.get("language"))
 
 
 def login(call: Call) -> dict[str, Any]:
@@ -66,7 +66,7 @@ def list_users(call: Call) -> list[dict[str, Any]]:
 
 def create_user(call: Call) -> dict[str, Any]:
     b = call.body
-    return call.engine.auth.users.create(b["username"], b["password"], b.get("displayName"), b.get("role") or "standard", by=call.actor)
+    return call.engine.auth.users.create(b["username"], b["password"], b["displayName"], b["role"], by=call.actor)
 
 
 def update_user(call: Call, id: str) -> dict[str, Any]:
@@ -87,7 +87,7 @@ ROUTES = [
         "POST",
         "/auth/setup",
         setup,
-        body=obj(required={"username": text(64), "password": STRING}, optional={"displayName": STRING, "language": STRING}),
+        body=obj(required={"username": text(64), "password": STRING, "displayName": STRING}, optional={"language": STRING}),
         status=201,
         summary="Create the first administrator (first run only)",
     ),
@@ -125,7 +125,7 @@ ROUTES = [
         "POST",
         "/users",
         create_user,
-        body=obj(required={"username": text(64), "password": STRING}, optional={"displayName": STRING, "role": ROLE}),
+        body=obj(required={"username": text(64), "password": STRING, "displayName": STRING, "role": ROLE}),
         status=201,
         summary="Create a user",
     ),

@@ -117,7 +117,7 @@ class UserDirectory:
 
     # ---- writes ------------------------------------------------------------------------------
     def create(
-        self, username: str, password: str, display_name: str | None, role: str, preferences: dict | None = None, by: str | None = None
+        self, username: str, password: str, display_name: str, role: str, preferences: dict | None = None, by: str | None = None
     ) -> dict[str, Any]:
         username = username.strip()
         if not USERNAME.match(username):
@@ -135,7 +135,7 @@ class UserDirectory:
                     id=str(uuid.uuid4()),
                     username=username,
                     username_key=username.lower(),
-                    display_name=(display_name or "").strip() or username,
+                    display_name=display_name.strip() or username,
                     password_hash=hashed,
                     role=role,
                     enabled=True,

@@ -48,5 +48,5 @@ def test_a_missing_field_is_named(home):
     response = home.admin.post("/users", {"password": "long-enough-1"})
     assert response.status_code == 400
     assert response.json() == {"error": "username is required"}
-    response = home.admin.post("/users", {"username": "bob", "password": 5})
+    response = home.admin.post("/users", {"username": "bob", "password": 5, "displayName": "Bob", "role": "standard"})
     assert response.json() == {"error": "password must be a string"}

@@ -64,7 +64,7 @@ def test_health_never_answers_401_even_with_a_bad_credential(home):
 def test_access_token_lifetime_is_a_setting(make_server):
     server = make_server()
     anonymous = server.api()
-    admin = server.api(anonymous.post("/auth/setup", {"username": "admin", "password": PASSWORD}).json()["accessToken"])
+    admin = server.api(anonymous.post("/auth/setup", {"username": "admin", "password": PASSWORD, "displayName": "Admin"}).json()["accessToken"])
     response = admin.put("/settings", {"auth.accessTokenTtlSeconds": 1})
     assert response.status_code == 200, response.text
 

@@ -14,7 +14,7 @@ def unique(prefix="user"):
 
 def create(home, role="standard", username=None, password=PASSWORD, **extra):
     username = username or unique(role)
-    response = home.admin.post("/users", {"username": username, "password": password, "role": role, **extra})
+    response = home.admin.post("/users", {"username": username, "password": password, "displayName": username, "role": role, **extra})
     assert response.status_code == 201, response.text
     return response.json()
 
@@ -45,18 +45,32 @@ def test_create_then_list_and_fields(home):
     assert PASSWORD not in listed.text and "$2b$" not in listed.text
 
 
-def test_role_defaults_to_standard_and_display_name_to_username(home):
+def test_display_name_and_role_are_required_and_a_refusal_creates_nothing(home):
     username = unique()
-    response = home.admin.post("/users", {"username": username, "password": PASSWORD})
-    assert response.status_code == 201
-    assert response.json()["role"] == "standard" and response.json()["displayName"] == username
+    full = {"username": username, "password": PASSWORD, "displayName": "Dee", "role": "standard"}
+    for body, message in (
+        ({**full, "displayName": None}, "displayName must be a string"),
+        ({**full, "displayName": ["Dee"]}, "displayName must be a string"),
+        ({key: value for key, value in full.items() if key != "displayName"}, "displayName is required"),
+        ({key: value for key, value in full.items() if key != "role"}, "role is required"),
+    ):
+        response = home.admin.post("/users", body)
+        assert (response.status_code, response.json()) == (400, {"error": message})
+        assert username not in {u["username"] for u in home.admin.get("/users").json()}
+        assert login(home, username).status_code == 401
+
+
+def test_a_blank_display_name_falls_back_to_the_username(home):
+    username = unique()
+    response = home.admin.post("/users", {"username": username, "password": PASSWORD, "displayName": "  ", "role": "standard"})
+    assert response.status_code == 201 and response.json()["displayName"] == username
 
 
 def test_duplicate_username_is_409_case_insensitively(home):
     username = unique("Dup")
     create(home, username=username)
     for variant in (username, username.upper(), username.lower()):
-        response = home.admin.post("/users", {"username": variant, "password": PASSWORD, "role": "standard"})
+        response = home.admin.post("/users", {"username": variant, "password": PASSWORD, "displayName": "Dup", "role": "standard"})
         assert response.status_code == 409, variant
         assert response.json() == {"error": "Username already exists"}
 
@@ -68,16 +82,16 @@ def test_login_is_case_insensitive_on_username(home):
 
 
 def test_create_validation(home):
-    bad_role = home.admin.post("/users", {"username": unique(), "password": PASSWORD, "role": "root"})
+    bad_role = home.admin.post("/users", {"username": unique(), "password": PASSWORD, "displayName": "R", "role": "root"})
     assert bad_role.status_code == 400 and bad_role.json() == {"error": "role must be one of admin, standard"}
 
-    short = home.admin.post("/users", {"username": unique(), "password": "short", "role": "standard"})
+    short = home.admin.post("/users", {"username": unique(), "password": "short", "displayName": "S", "role": "standard"})
     assert short.status_code == 400 and short.json() == {"error": "password must be at least 8 characters"}
 
     no_password = home.admin.post("/users", {"username": unique()})
     assert no_password.status_code == 400 and no_password.json() == {"error": "password is required"}
 
-    bad_name = home.admin.post("/users", {"username": "has space", "password": PASSWORD})
+    bad_name = home.admin.post("/users", {"username": "has space", "password": PASSWORD, "displayName": "H", "role": "standard"})
     assert bad_name.status_code == 400 and "username" in bad_name.json()["error"]
 
     # Nothing was created by the refused requests.

@@ -67,7 +67,7 @@ def test_write_private_replaces_atomically_with_mode_0600(tmp_path):
 def test_tokens_issued_before_a_restart_stay_valid_after_it(make_server):
     server = make_server()
     api = server.api()
-    pair = api.post("/auth/setup", {"username": "owner", "password": PASSWORD}).json()
+    pair = api.post("/auth/setup", {"username": "owner", "password": PASSWORD, "displayName": "Owner"}).json()
     admin = server.api(pair["accessToken"])
     created = admin.post("/me/tokens", {"name": "script"})
     assert created.status_code == 201, created.text

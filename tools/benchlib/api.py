@@ -42,7 +42,7 @@ class Api:
 
 def first_admin(base_url: str) -> tuple[Api, str]:
     """Set up the first administrator; returns an Api on a (non-expiring) API token, and the token."""
-    pair = Api(base_url).post("/auth/setup", {"username": "bench", "password": PASSWORD})
+    pair = Api(base_url).post("/auth/setup", {"username": "bench", "password": PASSWORD, "displayName": "Bench"})
     admin = Api(base_url, pair["accessToken"])
     token = admin.post("/me/tokens", {"name": "bench"})["token"]
     return Api(base_url, token), token

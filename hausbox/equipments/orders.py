@@ -26,29 +26,56 @@ class OrderFailed(ApiError):
 
 
 def resolve_value(order: Order, value: Any) -> Any:
-    """The value to send for ``order``: enum names matched case-insensitively, numbers in range."""
-    if order.enum_values:
-        if value is None or value == "":
-            return order.enum_values[0]
-        for allowed in order.enum_values:
-            if allowed == value or (isinstance(value, str) and isinstance(allowed, str) and allowed.lower() == value.lower()):
-                return allowed
-        if order.type == "enum":
-            raise BadRequest(f"value must be one of {', '.join(map(str, order.enum_values))}")
+    """The value to send for ``order``, or a BadRequest saying why not.
+
+    A value the order names (an enum's values, a number's presets such as zigbee2mqtt's ``"warm"``)
+    is matched case-insensitively and sent as the order declares it; an enum order takes its first
+    value when none is given. A number must be in range.
+    """
+    if order.type == "enum" and (value is None or value == "") and order.enum_values:
+        return order.enum_values[0]
+    named = _named_value(order.enum_values, value)
+    if named is not _UNNAMED:
+        return named
+    if order.type == "enum":
+        raise BadRequest(f"value must be one of {_listed(order.enum_values)}")
     if order.type == "number":
-        if isinstance(value, str):
-            try:
-                value = float(value) if "." in value else int(value)
-            except ValueError:
-                raise BadRequest("value must be a number")
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise BadRequest("value must be a number")
-        if order.min is not None and value < order.min:
-            raise BadRequest(f"value must be at least {order.min:g}")
-        if order.max is not None and value > order.max:
-            raise BadRequest(f"value must be at most {order.max:g}")
+        return _number_in_range(order, value)
     if order.type == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
         return value.lower() == "true"
+    return value
+
+
+_UNNAMED = object()
+
+
+def _named_value(names: list[Any] | None, value: Any) -> Any:
+    """The declared value ``value`` names (same value, or a string equal but for case), else _UNNAMED."""
+    for allowed in names or ():
+        if allowed == value or (isinstance(value, str) and isinstance(allowed, str) and allowed.lower() == value.lower()):
+            return allowed
+    return _UNNAMED
+
+
+def _listed(values: list[Any] | None) -> str:
+    return ", ".join(map(str, values or ()))
+
+
+def _number_in_range(order: Order, value: Any) -> int | float:
+    if isinstance(value, str):
+        try:
+            value = float(value) if "." in value else int(value)
+        except ValueError:
+            value = None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        names = f" or one of {_listed(order.enum_values)}" if order.enum_values else ""
+        raise BadRequest(f"value must be a number{names}")
+    if _named_value(order.enum_values, value) is not _UNNAMED:
+        return value  # "65535", a preset value beyond the range, as text
+    if order.min is not None and value < order.min:
+        raise BadRequest(f"value must be at least {order.min:g}")
+    if order.max is not None and value > order.max:
+        raise BadRequest(f"value must be at most {order.max:g}")
     return value
 
 

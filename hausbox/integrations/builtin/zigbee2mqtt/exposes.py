@@ -8,6 +8,11 @@ state message carries it whole (``color`` is ``{"x": .., "y": ..}``).
 
 ``access`` is a bit mask: 1 the property is published (a datum), 2 it can be set (an order),
 4 it can be read on request. It defaults to 1; a composite without one takes its features' bits.
+
+A ``numeric`` expose may name values (``presets``): ``color_temp`` takes ``"warm"`` as well as a
+number of mireds, and zigbee2mqtt accepts the name itself. An order on it lists the preset names
+as its enum values (then any preset value a number in range would not cover, such as
+``color_temp_startup``'s ``previous``, 65535): they are sent as they are, unchanged.
 """
 
 from __future__ import annotations
@@ -136,6 +141,8 @@ def value_type(expose: dict[str, Any]) -> str:
 
 def _enum_values(expose: dict[str, Any], for_order: bool) -> list[Any] | None:
     kind = expose.get("type")
+    if kind == "numeric":
+        return (_presets(expose) or None) if for_order else None
     if kind == "enum":
         values = expose.get("values")
         return list(values) if isinstance(values, list) and values else None
@@ -148,6 +155,23 @@ def _enum_values(expose: dict[str, Any], for_order: bool) -> list[Any] | None:
 
 def _number(value: Any) -> float | None:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _in_range(expose: dict[str, Any], value: Any) -> bool:
+    number = _number(value)
+    low, high = _number(expose.get("value_min")), _number(expose.get("value_max"))
+    return number is not None and (low is None or number >= low) and (high is None or number <= high)
+
+
+def _presets(expose: dict[str, Any]) -> list[Any]:
+    """A numeric expose's named values: every preset's name, then the preset values that are
+    neither a name nor a number in range (``previous`` = 65535, above ``color_temp_startup``'s max)."""
+    presets = expose.get("presets")
+    entries = [p for p in presets if isinstance(p, dict)] if isinstance(presets, list) else []
+    names = [p["name"] for p in entries if isinstance(p.get("name"), str) and p["name"]]
+    values = [p["value"] for p in entries if isinstance(p.get("value"), str) or _number(p.get("value")) is not None]
+    beyond = [value for value in values if value not in names and not _in_range(expose, value)]
+    return list(dict.fromkeys(names + beyond))
 
 
 def _is_cover_move(expose: dict[str, Any]) -> bool:

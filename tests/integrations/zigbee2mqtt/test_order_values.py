@@ -1,0 +1,57 @@
+"""What an order of a zigbee2mqtt device accepts, from its exposes to the value sent: the orders the
+fixture devices declare (``parse_exposes``) checked by the engine's ``resolve_value``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hausbox.core.errors import BadRequest
+from hausbox.devices.device import Order
+from hausbox.equipments.orders import resolve_value
+from hausbox.integrations.builtin.zigbee2mqtt.bridge import discovered_device
+from tests import zigbee
+
+
+def order(name: str, key: str) -> Order:
+    found = discovered_device(zigbee.entry(name))
+    assert found is not None
+    spec = next(o for o in found.orders if o.key == key)
+    return Order("order-id", None, spec)  # type: ignore[arg-type]
+
+
+def refused(order: Order, value: Any) -> str:
+    with pytest.raises(BadRequest) as raised:
+        resolve_value(order, value)
+    return raised.value.message
+
+
+# ---- numeric presets -----------------------------------------------------------------------------
+def test_a_numeric_order_lists_its_preset_names_then_the_preset_values_out_of_range():
+    assert order("chambre_lampe_chevet", "color_temp").enum_values == ["coolest", "cool", "neutral", "warm", "warmest"]
+    startup = order("chambre_lampe_chevet", "color_temp_startup")
+    assert (startup.type, startup.min, startup.max) == ("number", 153, 500)
+    assert startup.enum_values == ["coolest", "cool", "neutral", "warm", "warmest", "previous", 65535]
+    assert order("chambre_lampe_chevet", "brightness").enum_values is None  # no presets
+
+
+def test_a_preset_name_is_sent_as_the_name_and_numbers_stay_in_range():
+    color_temp = order("salon_plafonnier", "color_temp")
+    assert resolve_value(color_temp, "warm") == "warm"
+    assert resolve_value(color_temp, "Warmest") == "warmest"  # the declared spelling
+    assert resolve_value(color_temp, 300) == 300 and resolve_value(color_temp, "300") == 300
+    assert refused(color_temp, 464) == "value must be at most 454"
+    assert refused(color_temp, "hot") == "value must be a number or one of coolest, cool, neutral, warm, warmest"
+    # No value is no value: a number never falls back to its first preset.
+    assert refused(color_temp, None).startswith("value must be a number")
+    assert refused(color_temp, "").startswith("value must be a number")
+
+
+def test_a_preset_value_beyond_the_range_is_accepted_as_its_number():
+    startup = order("salon_plafonnier", "color_temp_startup")
+    assert resolve_value(startup, 65535) == 65535
+    assert resolve_value(startup, "previous") == "previous"
+    assert refused(startup, 65534) == "value must be at most 454"
+    assert resolve_value(startup, "65535") == 65535
+

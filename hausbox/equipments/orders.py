@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from typing import Any, Callable
 
 import gevent
@@ -30,7 +31,8 @@ def resolve_value(order: Order, value: Any) -> Any:
 
     A value the order names (an enum's values, a number's presets such as zigbee2mqtt's ``"warm"``)
     is matched case-insensitively and sent as the order declares it; an enum order takes its first
-    value when none is given. A number must be in range.
+    value when none is given. Otherwise the value must be of the order's type: a finite number in
+    range, a boolean (or ``"true"`` / ``"false"``), a string for text.
     """
     if order.type == "enum" and (value is None or value == "") and order.enum_values:
         return order.enum_values[0]
@@ -41,8 +43,10 @@ def resolve_value(order: Order, value: Any) -> Any:
         raise BadRequest(f"value must be one of {_listed(order.enum_values)}")
     if order.type == "number":
         return _number_in_range(order, value)
-    if order.type == "boolean" and isinstance(value, str) and value.lower() in ("true", "false"):
-        return value.lower() == "true"
+    if order.type == "boolean":
+        return _boolean(value)
+    if order.type == "text" and not isinstance(value, str):
+        raise BadRequest("value must be a string")
     return value
 
 
@@ -67,7 +71,7 @@ def _number_in_range(order: Order, value: Any) -> int | float:
             value = float(value) if "." in value else int(value)
         except ValueError:
             value = None
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
         names = f" or one of {_listed(order.enum_values)}" if order.enum_values else ""
         raise BadRequest(f"value must be a number{names}")
     if _named_value(order.enum_values, value) is not _UNNAMED:
@@ -76,6 +80,14 @@ def _number_in_range(order: Order, value: Any) -> int | float:
         raise BadRequest(f"value must be at least {order.min:g}")
     if order.max is not None and value > order.max:
         raise BadRequest(f"value must be at most {order.max:g}")
+    return value
+
+
+def _boolean(value: Any) -> bool:
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    if not isinstance(value, bool):
+        raise BadRequest("value must be true or false")
     return value
 
 

@@ -55,3 +55,25 @@ def test_a_preset_value_beyond_the_range_is_accepted_as_its_number():
     assert refused(startup, 65534) == "value must be at most 454"
     assert resolve_value(startup, "65535") == 65535
 
+
+# ---- values of another type ----------------------------------------------------------------------
+def test_a_boolean_order_takes_only_booleans():
+    led = order("entree_mouvement", "led_indication")  # value_on true, value_off false
+    assert led.type == "boolean"
+    assert resolve_value(led, True) is True and resolve_value(led, "false") is False
+    for value in ("yes", "ON", 1, 0, None, {"on": True}):
+        assert refused(led, value) == "value must be true or false", value
+
+
+def test_a_text_order_takes_only_strings():
+    effect_color = order("salon_lampadaire", "effect_color")
+    assert resolve_value(effect_color, "#FF4400") == "#FF4400"
+    for value in (42, None, True, ["#FF4400"]):
+        assert refused(effect_color, value) == "value must be a string", value
+
+
+def test_a_number_order_refuses_what_is_not_a_finite_number():
+    brightness = order("salon_plafonnier", "brightness")
+    for value in (float("nan"), float("inf"), "1.5e999", "nan", True, [1]):
+        assert refused(brightness, value) == "value must be a number", value
+    assert refused(brightness, 10**400) == "value must be at most 254"

@@ -45,6 +45,11 @@ def array(items: Schema, **limits: Any) -> Schema:
     return {"type": "array", "items": items, **limits}
 
 
+def all_or_none(*names: str) -> Schema:
+    """Keywords for an object schema: either every one of ``names`` is given, or none of them."""
+    return {"anyOf": [{"required": list(names)}, {"not": {"anyOf": [{"required": [name]} for name in names]}}]}
+
+
 def obj(required: Mapping[str, Schema] | None = None, optional: Mapping[str, Schema] | None = None, **extra: Any) -> Schema:
     """An object schema with required and optional properties; other fields are allowed (ignored)."""
     properties = {**(required or {}), **(optional or {})}

@@ -36,7 +36,7 @@ ROUTES = [
         "POST",
         "/equipments/<id>/action-bindings",
         create_binding,
-        body=obj(required={"actionValue": FIELDS["actionValue"], "effectType": FIELDS["effectType"]}, optional={"config": FIELDS["config"]}),
+        body=obj(required=FIELDS),
         status=201,
         summary="Bind a button action value to an effect",
     ),

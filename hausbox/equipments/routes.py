@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hausbox.api.routing import Call, Route
-from hausbox.api.schema import BOOLEAN, STRING, array, nullable, obj, text
+from hausbox.api.schema import ANY, BOOLEAN, STRING, all_or_none, array, nullable, obj, text
 from hausbox.equipments.manager import DESCRIPTION_MAX, NAME_MAX
 from hausbox.equipments.timed_command import MAX_DURATION_MS, MIN_DURATION_MS
 
@@ -34,7 +34,7 @@ def delete_equipment(call: Call, id: str) -> None:
 
 def execute_order(call: Call, id: str, alias: str) -> dict[str, Any]:
     source = {"kind": "manual", "userId": call.principal.user_id}
-    return call.engine.orders.execute(id, alias, call.body.get("value"), source)
+    return call.engine.orders.execute(id, alias, call.body["value"], source)
 
 
 def add_data_binding(call: Call, id: str) -> dict[str, Any]:
@@ -70,13 +70,14 @@ def end_timed_action(call: Call, id: str) -> None:
     call.engine.timed_actions.disarm(id, revert=revert, user_id=call.principal.user_id)
 
 
-# {} arms the configured timedCommand; otherwise alias and durationMs are required (timed_actions.py).
+# All four fields, or none of them to arm the configured timedCommand (the spec's body).
 TIMED_ACTION = obj(
     optional={
         "alias": text(64), "value": nullable(STRING), "revertValue": nullable(STRING),
         "durationMs": {"type": "integer", "minimum": MIN_DURATION_MS, "maximum": MAX_DURATION_MS},
-    }  # fmt: skip
-)
+    },
+    **all_or_none("alias", "value", "revertValue", "durationMs"),
+)  # fmt: skip
 
 
 TIMED_COMMAND = nullable({"type": "object"})
@@ -106,7 +107,7 @@ ROUTES = [
         summary="Update an equipment",
     ),
     Route("DELETE", "/equipments/<id>", delete_equipment, summary="Delete an equipment (and its armed timed action)"),
-    Route("POST", "/equipments/<id>/orders/<alias>", execute_order, body=obj(optional={"value": {}}), summary="Execute an order"),
+    Route("POST", "/equipments/<id>/orders/<alias>", execute_order, body=obj(required={"value": ANY}), summary="Execute an order"),
     Route(
         "POST",
         "/equipments/<id>/data-bindings",

@@ -24,7 +24,7 @@ def list_instances(call: Call) -> list[dict[str, Any]]:
 
 
 def create_instance(call: Call) -> dict[str, Any]:
-    return call.engine.recipes.create(call.body["recipeId"], call.body.get("params", {}))
+    return call.engine.recipes.create(call.body["recipeId"], call.body["params"])
 
 
 def update_instance(call: Call, id: str) -> dict[str, Any]:
@@ -55,7 +55,7 @@ ROUTES = [
     Route("GET", "/recipes", list_recipes, summary="Available recipe definitions"),
     Route("GET", "/recipes/<recipeId>", get_recipe, summary="One recipe definition with its slots and texts"),
     Route("GET", "/recipe-instances", list_instances, summary="Recipe instances with their state"),
-    Route("POST", "/recipe-instances", create_instance, body=obj(required={"recipeId": text(200)}, optional={"params": PARAMS}), status=201, summary="Create (and start) a recipe instance"),
+    Route("POST", "/recipe-instances", create_instance, body=obj(required={"recipeId": text(200), "params": PARAMS}), status=201, summary="Create (and start) a recipe instance"),
     Route("PUT", "/recipe-instances/<id>", update_instance, body=obj(required={"params": PARAMS}), summary="Re-parameterise an instance (restarted if enabled)"),
     Route("DELETE", "/recipe-instances/<id>", delete_instance, summary="Stop and delete an instance"),
     Route("POST", "/recipe-instances/<id>/enable", enable_instance, summary="Enable and start an instance"),

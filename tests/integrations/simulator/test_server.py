@@ -171,7 +171,7 @@ def test_ventilation_speed_and_gate_trigger_reach_the_devices(sim_home):
     gate = equipment(sim_home, "Portail", "gate", devices["sim-gate"]["id"])
     assert [b["alias"] for b in gate["orderBindings"]] == ["command"]
     before = device_value(sim_home, devices["sim-gate"]["id"], "state")
-    response = sim_home.admin.post(f"/equipments/{gate['id']}/orders/command", {})
+    response = sim_home.admin.post(f"/equipments/{gate['id']}/orders/command", {"value": None})
     assert response.status_code == 200, response.text
     time.sleep(1.0)
     assert device_value(sim_home, devices["sim-gate"]["id"], "state") == before, "a gate takes a few seconds to travel"

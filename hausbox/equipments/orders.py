@@ -54,9 +54,12 @@ _UNNAMED = object()
 
 
 def _named_value(names: list[Any] | None, value: Any) -> Any:
-    """The declared value ``value`` names (same value, or a string equal but for case), else _UNNAMED."""
+    """The declared value ``value`` names (the same value, else a string equal but for case), else _UNNAMED."""
     for allowed in names or ():
-        if allowed == value or (isinstance(value, str) and isinstance(allowed, str) and allowed.lower() == value.lower()):
+        if allowed == value and isinstance(allowed, bool) == isinstance(value, bool):  # True is not 1
+            return allowed
+    for allowed in names or ():
+        if isinstance(value, str) and isinstance(allowed, str) and allowed.lower() == value.lower():
             return allowed
     return _UNNAMED
 

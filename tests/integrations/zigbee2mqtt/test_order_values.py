@@ -9,6 +9,7 @@ import pytest
 
 from hausbox.core.errors import BadRequest
 from hausbox.devices.device import Order
+from hausbox.devices.discovery import OrderSpec
 from hausbox.equipments.orders import resolve_value
 from hausbox.integrations.builtin.zigbee2mqtt.bridge import discovered_device
 from tests import zigbee
@@ -77,3 +78,11 @@ def test_a_number_order_refuses_what_is_not_a_finite_number():
     for value in (float("nan"), float("inf"), "1.5e999", "nan", True, [1]):
         assert refused(brightness, value) == "value must be a number", value
     assert refused(brightness, 10**400) == "value must be at most 254"
+
+
+# ---- named values --------------------------------------------------------------------------------
+def test_a_name_matches_exactly_before_it_matches_but_for_case_and_true_is_not_one():
+    mode = Order("order-id", None, OrderSpec("mode", "enum", enum_values=["Off", "off", 1]))  # type: ignore[arg-type]
+    assert resolve_value(mode, "off") == "off" and resolve_value(mode, "OFF") == "Off"
+    assert resolve_value(mode, 1) == 1
+    assert refused(mode, True) == "value must be one of Off, off, 1"

@@ -84,9 +84,11 @@ The context (``ctx``, a :class:`RecipeContext` at run time)
   ``turn_off_lights(ids)``, ``set_lights_brightness(ids, value)``, ``parse_duration("10m" | "30s" |
   "1h" | ms) -> ms``, ``format_duration(ms) -> "10min"``, ``in_window(local_dt, "22:00", "06:00")``
   (windows may cross midnight), ``next_boundary(after_dt, "HH:MM")``, ``order_alias(id, alias,
-  category)``, ``switch(ids, on)`` (any ``state`` order), and ``deadline(state_key, fn)``: a timer
-  whose expiry is kept in the state, re-armed by ``.restore()`` after a restart (one that passed
-  while the engine was down fires at once);
+  category)``, ``switch(ids, on)`` / ``switch_one(id, on)`` (any ``state`` order),
+  ``deadline(state_key, fn)``: a timer whose expiry is kept in the state, re-armed by
+  ``.restore()`` after a restart (one that passed while the engine was down fires at once), and
+  ``ordered_lights(ids)``: lights on as they report or as the recipe ordered them while they have
+  not reported (a bulb may report late or never; never wait for a report of your own order);
 - ``ctx.logger``: a ``logging.Logger`` for debugging output (not the execution log).
 
 Failures

@@ -171,14 +171,21 @@ class Helpers:
         """A timer persisted in ``state[key]`` (see :class:`Deadline`)."""
         return Deadline(self._run_ctx(), key, fn)
 
+    def ordered_lights(self, equipment_ids: Iterable[str], key: str = "lightsOrderedOn") -> "OrderedLights":
+        """Lights on as reported or as this recipe ordered them (see :class:`OrderedLights`)."""
+        return OrderedLights(self._run_ctx(), equipment_ids, key)
+
     def presence(self, zone_id: str, timeout_ms: int, on_change: Any) -> "Presence":
         """Presence in a zone: motion, held ``timeout_ms`` after it ends (see :class:`Presence`)."""
         return Presence(self._run_ctx(), zone_id, timeout_ms, on_change)
 
+    def switch_one(self, equipment_id: str, on: bool) -> bool:
+        """Send on or off to the equipment's ``state`` order; whether it was sent."""
+        return self._run_ctx().execute_order(equipment_id, "state", self.switch_value(equipment_id, on))
+
     def switch(self, equipment_ids: Iterable[str], on: bool) -> int:
         """Send on or off to every equipment's ``state`` order; returns how many were sent."""
-        ctx = self._run_ctx()
-        return sum(bool(ctx.execute_order(i, "state", self.switch_value(i, on))) for i in equipment_ids)
+        return sum(self.switch_one(i, on) for i in equipment_ids)
 
     def turn_on_lights(self, equipment_ids: Iterable[str]) -> int:
         return self.switch(equipment_ids, True)
@@ -285,3 +292,50 @@ class Presence:
         else:
             self._hold.arm_in(self.timeout_ms)
         self._on_change()
+
+
+class OrderedLights:
+    """Lights a recipe switches, on as they report or as the recipe ordered them.
+
+    Plenty of bulbs and relays report their state late, lose the report, or never send one: a light
+    counts as on when it reports on, or when the recipe turned it on and it has reported no state
+    since. The lights still owing that report are kept in ``ctx.state[key]``, so that a restart keeps
+    what the recipe ordered. Hand each ``equipment.data.changed`` event to ``observe`` before
+    reading ``any_on``: a report of a light's state supersedes the order.
+    """
+
+    def __init__(self, ctx: "RecipeContext", equipment_ids: Iterable[str], key: str):
+        self._ctx = ctx
+        self.ids = list(equipment_ids)
+        self.key = key
+        stored = ctx.state.get(key)
+        self.unreported: set[str] = {i for i in stored if i in self.ids} if isinstance(stored, list) else set()
+
+    def any_on(self) -> bool:
+        return bool(self.unreported) or self._ctx.helpers.is_any_light_on(self.ids)
+
+    def turn_on(self) -> int:
+        sent = {i for i in self.ids if self._ctx.helpers.switch_one(i, True)}
+        self._owed(sent)
+        return len(sent)
+
+    def turn_off(self) -> int:
+        sent = self._ctx.helpers.switch(self.ids, False)
+        self._owed(set())
+        return sent
+
+    def observe(self, event: dict[str, Any]) -> None:
+        """A light's report of its state (echo or not) replaces what was ordered."""
+        equipment_id = event.get("equipmentId")
+        if equipment_id not in self.unreported:
+            return
+        equipment = self._ctx.equipments.get(equipment_id)
+        if equipment is None or event.get("alias") == self._ctx.helpers.state_alias(equipment):
+            self._owed(self.unreported - {equipment_id})
+
+    def _owed(self, ids: set[str]) -> None:
+        self.unreported = ids
+        if ids:
+            self._ctx.state.set(self.key, sorted(ids))
+        else:
+            self._ctx.state.delete(self.key)

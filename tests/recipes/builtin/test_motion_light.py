@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gevent
 import pytest
 
 from hausbox.core.errors import BadRequest
@@ -140,3 +141,83 @@ def test_lights_outside_the_zone_or_without_a_state_order_are_refused(room):
         instance(house, timeout="ten minutes")
     with pytest.raises(BadRequest, match=r"Invalid params: lights: is required"):
         house.recipe("motion-light", zone=house.zone_id, lights=[])
+
+
+# ---- lights that report late or never: what the recipe ordered counts ---------------------------
+@pytest.fixture
+def silent_room(make_house):
+    """The room with a bulb that never reports its state (the fake echoes no order back)."""
+    house = make_house(start="2026-06-15 08:00", zone="Living", echo=False)
+    house.light("lamp")
+    house.motion_sensor("pir")
+    house.button("button")
+    return house
+
+
+def test_a_light_that_never_reports_is_turned_off_after_the_timeout(silent_room):
+    house = silent_room
+    iid = instance(house, timeout="10m")
+    house.motion(True)
+    house.motion(True, illuminance=30)  # more zone changes while it moves: ordered once
+    assert house.sent() == [ON]
+    house.motion(False)
+    assert house.recipe_state(iid)["timerExpiresAt"]
+    house.advance(10 * 60)
+    assert house.sent() == [ON, OFF]
+    house.motion(True)  # ordered off: motion lights it again
+    assert house.sent() == [ON, OFF, ON]
+
+
+def test_a_second_press_before_a_slow_light_reports_turns_it_off(silent_room):
+    house = silent_room
+    house.fake.echo, house.fake.echo_delay_s = True, 0.05
+    button = next(e.id for e in house.engine.equipments.all() if e.name == "button")
+    instance(house, timeout="10m", buttons=[button])
+    house.press()
+    house.press()  # before the bulb's report of the first order arrives
+    assert house.sent() == [ON, OFF]
+    gevent.sleep(0.15)
+    house.settle()
+    assert house.engine.equipments.get(lamp_id(house)).data["state"] == "OFF"
+    assert house.sent() == [ON, OFF]
+
+
+def test_a_report_long_after_the_order_does_not_move_the_timeout(silent_room):
+    house = silent_room
+    instance(house, timeout="10m")
+    house.motion(True)
+    house.motion(False)
+    house.advance(60)
+    house.report("lamp", state="ON")  # the bulb's report, a minute late
+    house.advance(9 * 60)
+    assert house.sent() == [ON, OFF]
+
+
+def test_a_restart_keeps_what_the_recipe_ordered(silent_room):
+    house = silent_room
+    iid = instance(house, timeout="10m")
+    house.motion(True)
+    house.motion(False)
+    house.advance(5 * 60)
+    house.restart()
+    house.start()
+    assert house.sent() == []
+    house.advance(5 * 60)
+    assert house.sent() == [OFF]
+    assert "lightsOrderedOn" not in house.recipe_state(iid)
+
+
+def test_the_failsafe_and_the_buttons_work_on_a_silent_light(silent_room):
+    house = silent_room
+    button = next(e.id for e in house.engine.equipments.all() if e.name == "button")
+    instance(house, maxOnDuration="1h", buttons=[button])
+    house.press()
+    house.press()
+    assert house.sent() == [ON, OFF]
+    house.motion(True)  # a sensor stuck on "motion"
+    house.advance(3600)
+    assert house.sent() == [ON, OFF, ON, OFF]
+
+
+def lamp_id(house) -> str:
+    return next(e.id for e in house.engine.equipments.all() if e.name == "lamp")

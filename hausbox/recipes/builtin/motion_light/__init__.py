@@ -10,9 +10,12 @@
 - A press on one of ``buttons`` toggles the lights (off during motion also means override).
 - ``maxOnDuration`` is a failsafe: lights on that long are turned off whatever the motion says.
 - The device's echo of the recipe's own orders (within 5 s) is not a manual change.
+- A light the recipe turned on counts as on until it reports its state, so that a bulb whose report
+  is late, lost or never sent is still turned off by the timeout, the failsafe or a button.
 
 State: ``overrideMode``, ``timerExpiresAt``, ``failsafeExpiresAt`` (both ISO; they survive a
-restart, and a deadline passed while the engine was down is honoured on return).
+restart, and a deadline passed while the engine was down is honoured on return),
+``lightsOrderedOn`` (the lights turned on that have not reported since).
 """
 
 from __future__ import annotations
@@ -64,6 +67,7 @@ class MotionLightRunner(Runner):
         self.lux_threshold: float | None = params.get("luxThreshold")
         self.max_on_ms = parse_duration(params["maxOnDuration"]) if params.get("maxOnDuration") is not None else None
         self.daylight_off = bool(params.get("disableWhenDaylight"))
+        self.switched = self.helpers.ordered_lights(self.lights)
         self.off_timer = self.helpers.deadline("timerExpiresAt", self._on_timeout)
         self.failsafe = self.helpers.deadline("failsafeExpiresAt", self._on_failsafe)
         self.lit_by_me = False
@@ -82,7 +86,8 @@ class MotionLightRunner(Runner):
         return self.ctx.aggregator.data(self.zone_id) or {}
 
     def any_on(self) -> bool:
-        return self.helpers.is_any_light_on(self.lights)
+        """On as the lights report, or as the recipe ordered them while they have not reported."""
+        return self.switched.any_on()
 
     @property
     def override(self) -> bool:
@@ -117,10 +122,10 @@ class MotionLightRunner(Runner):
         self.ctx.log(f"Lights on ({reason})")
 
     def switch_on(self) -> None:
-        self.helpers.turn_on_lights(self.lights)
+        self.switched.turn_on()
 
     def lights_off(self, reason: str) -> None:
-        self.helpers.turn_off_lights(self.lights)
+        self.switched.turn_off()
         self.lit_by_me = False
         self.failsafe.cancel()
         self.ctx.log(f"Lights off ({reason})")
@@ -177,7 +182,10 @@ class MotionLightRunner(Runner):
             if alias == "action" and value not in (None, ""):
                 self.toggle()
             return
-        if equipment_id not in self.lights or self.ctx.is_own_echo(equipment_id, alias, value):
+        if equipment_id not in self.lights:
+            return
+        self.switched.observe(event)
+        if self.ctx.is_own_echo(equipment_id, alias, value):
             return
         equipment = self.ctx.equipments.get(equipment_id)
         if equipment is None:

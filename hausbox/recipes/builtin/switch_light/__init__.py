@@ -2,8 +2,11 @@
 
 Any action of one of ``buttons`` toggles the lights: all off when any is on, else all on. With
 ``maxOnDuration`` the lights are turned off after being on that long (however they were lit).
+A light the recipe turned on counts as on until it reports its state: a press turns off, and the
+failsafe ends, a bulb that never reports.
 
-State: ``failsafeExpiresAt`` (ISO; survives a restart).
+State: ``failsafeExpiresAt`` (ISO), ``lightsOrderedOn`` (the lights turned on that have not
+reported since); both survive a restart.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ class SwitchLightRunner(Runner):
         self.lights: list[str] = list(params["lights"])
         self.buttons = set(params["buttons"])
         self.max_on_ms = parse_duration(params["maxOnDuration"]) if params.get("maxOnDuration") is not None else None
+        self.switched = ctx.helpers.ordered_lights(self.lights)
         self.failsafe = ctx.helpers.deadline("failsafeExpiresAt", self._on_failsafe)
         ctx.on("equipment.data.changed", self._on_equipment)
         self.failsafe.restore()
@@ -28,7 +32,7 @@ class SwitchLightRunner(Runner):
         """Arm the failsafe while a light is on, drop it once all are off."""
         if not self.max_on_ms:
             return
-        if self.ctx.helpers.is_any_light_on(self.lights):
+        if self.switched.any_on():
             if not self.failsafe.armed:
                 self.failsafe.arm_in(self.max_on_ms)
         elif self.failsafe.armed:
@@ -39,21 +43,21 @@ class SwitchLightRunner(Runner):
         if equipment_id in self.buttons and event.get("alias") == "action" and event.get("value") not in (None, ""):
             self.toggle(f"button {event['value']}")
         elif equipment_id in self.lights:
+            self.switched.observe(event)
             self._follow_lights()
 
     def toggle(self, reason: str) -> None:
-        helpers = self.ctx.helpers
-        if helpers.is_any_light_on(self.lights):
-            helpers.turn_off_lights(self.lights)
+        if self.switched.any_on():
+            self.switched.turn_off()
             self.ctx.log(f"Lights off ({reason})")
         else:
-            helpers.turn_on_lights(self.lights)
+            self.switched.turn_on()
             self.ctx.log(f"Lights on ({reason})")
         self._follow_lights()
 
     def _on_failsafe(self) -> None:
-        if self.ctx.helpers.is_any_light_on(self.lights):
-            self.ctx.helpers.turn_off_lights(self.lights)
+        if self.switched.any_on():
+            self.switched.turn_off()
             self.ctx.log(f"Lights off (on for {format_duration(self.max_on_ms or 0)}, the maximum)")
 
 

@@ -47,11 +47,12 @@ def test_validation_names_the_field(home, button, modes):
     path = f"/equipments/{button['id']}/action-bindings"
     cases = [
         ({"effectType": "mode_activate", "config": {"modeId": modes[0]}}, "actionValue is required"),
-        ({"actionValue": "", "effectType": "mode_activate"}, "actionValue must not be empty"),
+        ({"actionValue": "", "effectType": "mode_activate", "config": {"modeId": modes[0]}}, "actionValue must not be empty"),
         ({"actionValue": "single"}, "effectType is required"),
-        ({"actionValue": "single", "effectType": "scene"}, "effectType must be one of mode_activate, mode_toggle, equipment_order, recipe_toggle, zone_order"),
+        ({"actionValue": "single", "effectType": "scene", "config": {}}, "effectType must be one of mode_activate, mode_toggle, equipment_order, recipe_toggle, zone_order"),
         ({"actionValue": "single", "effectType": "mode_activate", "config": []}, "config must be an object"),
-        ({"actionValue": "single", "effectType": "mode_activate"}, "config.modeId is required"),
+        ({"actionValue": "single", "effectType": "mode_activate"}, "config is required"),
+        ({"actionValue": "single", "effectType": "mode_activate", "config": {}}, "config.modeId is required"),
         ({"actionValue": "single", "effectType": "mode_activate", "config": {"modeId": "ghost"}}, "config.modeId: mode not found: ghost"),
         ({"actionValue": "single", "effectType": "mode_toggle", "config": {"modeAId": modes[0], "modeBId": "ghost"}}, "config.modeBId: mode not found: ghost"),
         ({"actionValue": "single", "effectType": "equipment_order", "config": {"equipmentId": button["id"], "orderAlias": "state", "value": "ON"}}, "config.orderAlias: equipment Remote has no order state"),

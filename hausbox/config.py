@@ -38,6 +38,8 @@ class Config:
     login_rate_per_minute: int = 10
     ws_backlog_bytes: int = 2 << 20  # unread WebSocket bytes before a client is dropped
     order_confirm_s: float = 30.0  # delivery-confirmation wait (spec: 30 s)
+    http_idle_s: float = 30.0  # a connection's wait for its next request (and for any read or write)
+    http_header_s: float = 10.0  # from a request line to the end of its headers
     clock_skew_ms: int = 0  # testing aid: shifts the engine's clock (schedules, timers)
     strict_events: bool = False  # testing aid: every emitted payload is checked against its TypedDict
 
@@ -55,6 +57,8 @@ class Config:
             login_rate_per_minute=_int(env, "HAUSBOX_LOGIN_RATE", 10),
             ws_backlog_bytes=_int(env, "HAUSBOX_WS_BACKLOG_BYTES", 2 << 20),
             order_confirm_s=float(env.get("HAUSBOX_ORDER_CONFIRM_S") or 30.0),
+            http_idle_s=float(env.get("HAUSBOX_HTTP_IDLE_S") or 30.0),
+            http_header_s=float(env.get("HAUSBOX_HTTP_HEADER_S") or 10.0),
             clock_skew_ms=_int(env, "HAUSBOX_CLOCK_SKEW_MS", 0),
             strict_events=_flag(env.get("HAUSBOX_STRICT_EVENTS"), False),
         )

@@ -5,16 +5,14 @@ from __future__ import annotations
 import gc
 import logging
 import signal
-import socket
 
 import gevent
-import gevent.monkey
 from gevent.event import Event
 from gevent.pool import Pool
 from gevent.pywsgi import WSGIServer
-from geventwebsocket.handler import WebSocketHandler
 
 from hausbox.api.app import build_app
+from hausbox.api.connection import handler_class
 from hausbox.config import Config
 from hausbox.engine import Engine
 
@@ -24,16 +22,6 @@ DRAIN_TIMEOUT_S = 10.0
 # Connections served at once (keep-alive and WebSocket ones included): beyond, new connections
 # wait in the kernel's listen queue instead of each taking a slice of the one core.
 MAX_CONNECTIONS = 256
-TURN_S = 1e-6  # any delay > 0 resumes a greenlet only after the loop polled for I/O
-
-_select = gevent.monkey.get_original("select", "select")  # the system call itself, never waits
-
-
-def _readable(sock: socket.socket) -> bool:
-    try:
-        return bool(_select([sock], [], [], 0)[0])
-    except (OSError, ValueError):
-        return False
 
 
 class InFlight:
@@ -48,41 +36,14 @@ class InFlight:
         self.idle = Event()
         self.idle.set()
 
-    def handler_class(self) -> type:
-        tracker = self
+    def started(self) -> None:
+        self.active += 1
+        self.idle.clear()
 
-        class Handler(WebSocketHandler):
-            def __init__(self, sock, address, server, rfile=None):  # noqa: ANN001 - gevent's signature
-                # pywsgi writes headers and body separately: with Nagle on, every keep-alive
-                # response then waits ~40 ms for the client's delayed ACK.
-                try:
-                    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-                except OSError:
-                    pass
-                super().__init__(sock, address, server, rfile)
-
-            def handle_one_request(self):  # noqa: ANN202 - gevent's signature
-                result = super().handle_one_request()
-                if result is True and _readable(self.socket):
-                    # Kept alive, and the client's next request is already there: gevent would read
-                    # and serve it without going back to the loop, so a few busy connections would
-                    # hold the core while the others and the message path wait. Take turns: resume
-                    # after the loop's next round of I/O (sleep(0) would only run other greenlets
-                    # already scheduled, and kept the MQTT reader waiting for seconds).
-                    gevent.sleep(TURN_S)
-                return result
-
-            def handle_one_response(self):  # noqa: ANN202 - gevent's signature
-                tracker.active += 1
-                tracker.idle.clear()
-                try:
-                    return super().handle_one_response()
-                finally:
-                    tracker.active -= 1
-                    if tracker.active == 0:
-                        tracker.idle.set()
-
-        return Handler
+    def ended(self) -> None:
+        self.active -= 1
+        if self.active == 0:
+            self.idle.set()
 
 
 def serve(config: Config) -> int:
@@ -91,7 +52,7 @@ def serve(config: Config) -> int:
     server = WSGIServer(
         (config.bind, config.port),
         build_app(engine),
-        handler_class=in_flight.handler_class(),
+        handler_class=handler_class(config.http_idle_s, config.http_header_s, in_flight.started, in_flight.ended),
         spawn=Pool(MAX_CONNECTIONS),
         log=None,
         error_log=logging.getLogger("hausbox.http"),

@@ -200,8 +200,12 @@ def test_a_connection_with_requests_waiting_takes_turns_with_the_others(make_ser
 def test_connections_beyond_the_bound_wait_in_the_listen_queue(make_server):
     from hausbox.server import MAX_CONNECTIONS
 
+    from hausbox.api.connection import MAX_PER_CLIENT
+
     server = make_server()
-    held = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(MAX_CONNECTIONS)]
+    # from several loopback addresses: one address alone may hold only MAX_PER_CLIENT of them
+    sources = [f"127.0.0.{2 + n // MAX_PER_CLIENT}" for n in range(MAX_CONNECTIONS)]
+    held = [socket.create_connection(("127.0.0.1", server.port), source_address=(source, 0)) for source in sources]
     try:
         late = socket.create_connection(("127.0.0.1", server.port))  # the kernel queues it
         late.settimeout(0.5)

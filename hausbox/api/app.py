@@ -73,7 +73,14 @@ def _read_body(route: Route, request: bottle.BaseRequest) -> Any:
         return None
     if request.content_length > route.max_body_bytes:
         raise PayloadTooLarge("Request body too large")
-    raw = request.body.read(route.max_body_bytes + 1)
+    try:
+        # The server's input stream, not bottle's body: gevent already decodes a chunked body,
+        # which bottle would try to decode a second time.
+        raw = request.environ["wsgi.input"].read(route.max_body_bytes + 1)
+    except TimeoutError:
+        raise ApiError("Request body not received in time", status=408)
+    except OSError:  # gevent's reader of a malformed chunked body
+        raise BadRequest("Malformed request body")
     if len(raw) > route.max_body_bytes:
         raise PayloadTooLarge("Request body too large")
     if not raw.strip():

@@ -13,6 +13,10 @@ SECURITY_HEADERS = [
     ("Referrer-Policy", "no-referrer"),
 ]
 LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+# A browser cannot set headers on a WebSocket: it offers this subprotocol and "bearer.<token>",
+# and the server answers with this one (never echoing the token).
+WEBSOCKET_PROTOCOL = "hausbox"
+BEARER_PROTOCOL_PREFIX = "bearer."
 CORS_METHODS = "GET, POST, PUT, PATCH, DELETE, OPTIONS"
 CORS_HEADERS = "Authorization, Content-Type"
 
@@ -31,11 +35,40 @@ def origin_allowed(origin: str, configured: str | None) -> bool:
     return host in LOCAL_HOSTS
 
 
+def same_origin(origin: str, host: str | None) -> bool:
+    """Whether a browser's ``Origin`` is the box itself, as the request's ``Host`` names it."""
+    try:
+        return bool(host) and urlsplit(origin).netloc.lower() == host.strip().lower()
+    except ValueError:
+        return False
+
+
+def websocket_origin_allowed(environ: dict, configured: Any) -> bool:
+    """No Origin (not a browser), the box's own pages, or an origin the CORS setting allows."""
+    origin = environ.get("HTTP_ORIGIN")
+    if not origin:
+        return True
+    return same_origin(origin, environ.get("HTTP_HOST")) or origin_allowed(origin, configured if isinstance(configured, str) else None)
+
+
+def bearer_from_protocols(header: str) -> str | None:
+    """The token a client offered as the ``bearer.<token>`` subprotocol, if any."""
+    for offered in header.split(","):
+        offered = offered.strip()
+        if offered.startswith(BEARER_PROTOCOL_PREFIX) and len(offered) > len(BEARER_PROTOCOL_PREFIX):
+            return offered[len(BEARER_PROTOCOL_PREFIX) :]
+    return None
+
+
 class HttpMiddleware:
     def __init__(self, app: WsgiApp, websocket: WsgiApp, cors_origins: Callable[[], Any]):
         self.app = app
         self.websocket = websocket
         self.cors_origins = cors_origins
+
+    def app_protocol(self, path: str) -> str | None:
+        """The subprotocol gevent-websocket answers with when the client offered it."""
+        return WEBSOCKET_PROTOCOL if path == "/ws" else None
 
     def __call__(self, environ: dict, start_response: Callable) -> Iterable[bytes]:
         if environ.get("PATH_INFO") == "/ws":

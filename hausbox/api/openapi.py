@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from hausbox import __version__
+from hausbox.api.middleware import BEARER_PROTOCOL_PREFIX, WEBSOCKET_PROTOCOL
 from hausbox.api.routing import Route
 
 _PARAM = re.compile(r"<([^>:]+)(?::[^>]*)?>")
@@ -38,6 +39,21 @@ def _operation(route: Route) -> dict[str, Any]:
     return op
 
 
+# OpenAPI has no WebSocket operation: the endpoint is described beside the paths.
+WEBSOCKET = {
+    "path": "/ws",
+    "description": (
+        "Events (spec: Events). Credential: `?token=<access token or API token>`, or, for browsers that cannot "
+        f"set headers, the subprotocols `{WEBSOCKET_PROTOCOL}` and `{BEARER_PROTOCOL_PREFIX}<token>` "
+        f"(`new WebSocket(url, ['{WEBSOCKET_PROTOCOL}', '{BEARER_PROTOCOL_PREFIX}' + token])`); the server answers "
+        f"`Sec-WebSocket-Protocol: {WEBSOCKET_PROTOCOL}`. A browser's Origin must be the box itself or allowed by "
+        "`http.corsOrigins` (localhost when unset). Refusals close the socket before the welcome: 4001 invalid "
+        "credential, 4003 origin not allowed; 1008 a client too slow to read its events."
+    ),
+    "closeCodes": {"4001": "Invalid token", "4003": "Origin not allowed", "1008": "Too slow: event backlog exceeded", "1001": "Server shutting down"},
+}
+
+
 def build_document(routes: list[Route]) -> dict[str, Any]:
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
@@ -45,6 +61,7 @@ def build_document(routes: list[Route]) -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "hausbox API", "version": __version__},
+        "x-websocket": WEBSOCKET,
         "paths": paths,
         "components": {
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "JWT access token or hbx_ API token"}},

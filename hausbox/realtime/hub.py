@@ -28,6 +28,7 @@ from gevent.event import Event as Signal
 from gevent.queue import Queue
 
 from hausbox import __version__
+from hausbox.api.middleware import bearer_from_protocols
 from hausbox.core.bus import Event, EventBus
 from hausbox.core.errors import Unauthorized
 from hausbox.core.events import PUBLIC_EVENTS
@@ -70,6 +71,7 @@ _DEDUPE: dict[str, Callable[[Event], str]] = {
 BATCH_INTERVAL_S = 0.2
 REVALIDATE_EVERY_S = 5.0
 CLOSE_INVALID_TOKEN = 4001
+CLOSE_ORIGIN_REFUSED = 4003
 CLOSE_TOO_SLOW = 1008
 CLOSE_GOING_AWAY = 1001
 
@@ -174,6 +176,15 @@ def _send_close(ws: Any, code: int, reason: str) -> None:
         ws.closed = True  # the handler would otherwise send a second, code-less close frame
 
 
+def _refuse(ws: Any, code: int, reason: str) -> list[bytes]:
+    """Close an upgraded socket before the welcome."""
+    try:
+        _send_close(ws, code, reason)
+    except Exception:
+        pass
+    return []
+
+
 def _abort(ws: Any) -> None:
     try:
         handler = getattr(ws, "handler", None)
@@ -192,8 +203,9 @@ def _abort(ws: Any) -> None:
 
 
 class WebSocketHub:
-    def __init__(self, bus: EventBus, auth: "AuthService", max_backlog_bytes: int = 2 << 20):
+    def __init__(self, bus: EventBus, auth: "AuthService", max_backlog_bytes: int = 2 << 20, origin_allowed: Callable[[dict], bool] = lambda _environ: True):
         self._auth = auth
+        self._origin_allowed = origin_allowed
         self._max_backlog = max_backlog_bytes
         self.clients: set[Client] = set()
         self._wanted: frozenset[str] = frozenset()  # union of every client's topics
@@ -221,17 +233,16 @@ class WebSocketHub:
         if ws is None:
             start_response("400 Bad Request", [("Content-Type", "application/json")])
             return [b'{"error":"WebSocket upgrade required"}']
+        if not self._origin_allowed(environ):
+            return _refuse(ws, CLOSE_ORIGIN_REFUSED, "Origin not allowed")
         token = (parse_qs(environ.get("QUERY_STRING", "")).get("token") or [""])[0]
+        token = token or bearer_from_protocols(environ.get("HTTP_SEC_WEBSOCKET_PROTOCOL", "")) or ""
         try:
             principal = self._auth.principal_from_token(token) if token else None
         except Unauthorized:
             principal = None
         if principal is None:
-            try:
-                _send_close(ws, CLOSE_INVALID_TOKEN, "Invalid token")
-            except Exception:
-                pass
-            return []
+            return _refuse(ws, CLOSE_INVALID_TOKEN, "Invalid token")
         ws.send(_encode({"type": "connected", "message": "Connected to hausbox", "version": __version__}))
         client = Client(ws, principal, self._max_backlog)
         self._add(client)

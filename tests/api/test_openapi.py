@@ -43,3 +43,10 @@ def test_operation_ids_are_unique(home):
     document = home.admin.get("/openapi.json").json()
     ids = [op["operationId"] for operations in document["paths"].values() for op in operations.values()]
     assert len(ids) == len(set(ids))
+
+
+def test_the_websocket_and_its_credential_forms_are_documented(home):
+    described = home.admin.get("/openapi.json").json()["x-websocket"]
+    assert described["path"] == "/ws"
+    assert "?token=" in described["description"] and "bearer.<token>" in described["description"]
+    assert {"4001", "4003"} <= set(described["closeCodes"])

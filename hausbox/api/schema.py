@@ -7,6 +7,7 @@ names the field. Unknown top-level fields are dropped before the handler sees th
 
 from __future__ import annotations
 
+import json
 from typing import Any, Mapping
 
 from jsonschema import Draft202012Validator
@@ -70,6 +71,11 @@ _TYPE_WORDS = {
 }
 
 
+def _shown(value: Any) -> str:
+    """A value in a message: text as it is, anything else as JSON (true, not True)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def _where(error: ValidationError) -> str:
     where = ""
     for part in error.absolute_path:
@@ -89,9 +95,16 @@ def _message(error: ValidationError) -> str:
         words = " or ".join(_TYPE_WORDS.get(t, t) for t in (expected if isinstance(expected, list) else [expected]))
         return f"{where} must be {words}"
     if kind == "enum":
-        return f"{where} must be one of {', '.join(map(str, error.validator_value))}"
+        return f"{where} must be one of {', '.join(map(_shown, error.validator_value))}"
     if kind in ("minLength", "pattern") and isinstance(error.instance, str) and not error.instance.strip():
         return f"{where} must not be empty"
+    if kind == "pattern":
+        return f"{where} is not in the expected format"
+    if kind == "minProperties":
+        return f"{where} must not be empty"
+    if kind == "additionalProperties" and isinstance(error.instance, dict):
+        known = error.schema.get("properties", {})
+        return f"{where} has no field {', '.join(name for name in error.instance if name not in known)}"
     if kind == "minLength":
         return f"{where} must be at least {error.validator_value} characters"
     if kind == "maxLength":

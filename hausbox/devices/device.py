@@ -47,13 +47,14 @@ class Datum:
 
 
 class Order:
-    __slots__ = ("id", "device", "key", "type", "category", "min", "max", "enum_values", "unit", "dispatch_config")
+    __slots__ = ("id", "device", "key", "type", "category", "min", "max", "enum_values", "unit", "dispatch_config", "value_schema")
 
     def __init__(self, id: str, device: "Device", spec: OrderSpec):
         self.id, self.device = id, device
         self.key, self.type, self.category = spec.key, spec.type, spec.category
         self.min, self.max, self.enum_values, self.unit = spec.min, spec.max, spec.enum_values, spec.unit
         self.dispatch_config = spec.dispatch_config or {}
+        self.value_schema = spec.value_schema
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {"id": self.id, "deviceId": self.device.id, "key": self.key, "type": self.type}

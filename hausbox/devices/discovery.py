@@ -22,7 +22,9 @@ class DataSpec:
 
 @dataclass
 class OrderSpec:
-    """A writable property."""
+    """A writable property. ``value_schema`` is a JSON Schema for what the other fields cannot say
+    of a value (an object's fields, a list's items, a text's format); the engine checks a value
+    against it before the order is sent."""
 
     key: str
     type: DataType
@@ -32,6 +34,7 @@ class OrderSpec:
     enum_values: list[Any] | None = None
     unit: str | None = None
     dispatch_config: dict[str, Any] = field(default_factory=dict)  # for plugins of the older order API
+    value_schema: dict[str, Any] | None = None
 
 
 @dataclass

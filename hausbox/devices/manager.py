@@ -198,8 +198,8 @@ class DeviceManager:
         data = {k: (d.type, d.category, d.unit, d.enum_values) for k, d in device.data.items()}
         if data != {s.key: (s.type, s.category, s.unit, s.enum_values) for s in found.data}:
             return False
-        orders = {k: (o.type, o.category, o.min, o.max, o.enum_values, o.unit, o.dispatch_config) for k, o in device.orders.items()}
-        return orders == {s.key: (s.type, s.category, s.min, s.max, s.enum_values, s.unit, s.dispatch_config or {}) for s in found.orders}
+        orders = {k: (o.type, o.category, o.min, o.max, o.enum_values, o.unit, o.dispatch_config, o.value_schema) for k, o in device.orders.items()}
+        return orders == {s.key: (s.type, s.category, s.min, s.max, s.enum_values, s.unit, s.dispatch_config or {}, s.value_schema) for s in found.orders}
 
     def _sync_data(self, device: Device, specs: Iterable[DataSpec]) -> None:
         wanted = {spec.key: spec for spec in specs}
@@ -234,6 +234,7 @@ class DeviceManager:
             fields = dict(
                 type=spec.type, category=spec.category, min_value=spec.min, max_value=spec.max,
                 enum_values=spec.enum_values, unit=spec.unit, dispatch_config=spec.dispatch_config or {},
+                value_schema=spec.value_schema,
             )  # fmt: skip
             row = self._db.DeviceOrder.get(id=order_id)
             if row is None:

@@ -50,6 +50,7 @@ def define_entities(db: orm.Database) -> None:
         enum_values = orm.Optional(orm.Json, nullable=True)
         unit = orm.Optional(str, nullable=True)
         dispatch_config = orm.Optional(orm.Json, default={})
+        value_schema = orm.Optional(orm.Json, nullable=True)
         orm.composite_key(device_id, key)
 
     class BatteryAlert(db.Entity):

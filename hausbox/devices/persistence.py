@@ -60,12 +60,12 @@ def load_devices(db: orm.Database) -> list[Device]:
             device = devices.get(device_id)
             if device is not None:
                 device.data[key] = Datum(id_, device, key, type_, category, unit, _json_column(enum_values))
-        for id_, device_id, key, type_, category, low, high, enum_values, unit, dispatch in db.select(
-            "SELECT id, device_id, key, type, category, min_value, max_value, enum_values, unit, dispatch_config FROM device_orders"
+        for id_, device_id, key, type_, category, low, high, enum_values, unit, dispatch, value_schema in db.select(
+            "SELECT id, device_id, key, type, category, min_value, max_value, enum_values, unit, dispatch_config, value_schema FROM device_orders"
         ):
             device = devices.get(device_id)
             if device is not None:
-                spec = OrderSpec(key, type_, category, low, high, _json_column(enum_values), unit, _json_column(dispatch) or {})
+                spec = OrderSpec(key, type_, category, low, high, _json_column(enum_values), unit, _json_column(dispatch) or {}, _json_column(value_schema))
                 device.orders[key] = Order(id_, device, spec)
     return list(devices.values())
 

@@ -11,7 +11,9 @@ Integration``. The contract (what the context gives, what the integration object
 documented on :class:`IntegrationContext`'s module, ``hausbox/integrations/api.py``.
 ``context.devices`` is a :class:`DeviceHandle`: the integration's own devices, nothing else.
 Discovered devices are described with :class:`DiscoveredDevice`, :class:`DataSpec` and
-:class:`OrderSpec`.
+:class:`OrderSpec` (its ``value_schema``, a JSON Schema, says what a value must be beyond the type,
+range and enum values: an object's fields, a text's format; the engine refuses, with a 400, an
+order whose value does not satisfy it, before the plugin is called).
 
 Recipes: subclass :class:`Recipe` (typed :class:`Slot` parameters, optional :class:`Action`
 commands), return a :class:`Runner` from ``create_instance(params, ctx)``; ``ctx`` is a
@@ -39,7 +41,7 @@ from hausbox.recipes.protocols import RecipeContext, ValidationContext
 from hausbox.sdk.devices import DeviceHandle
 from hausbox.sdk.manifest import ManifestError, check_manifest, load_texts
 
-SDK_VERSION = "1.0"
+SDK_VERSION = "1.1"
 
 __all__ = [
     "SDK_VERSION",

@@ -3,6 +3,7 @@ fixture devices declare (``parse_exposes``) checked by the engine's ``resolve_va
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -10,8 +11,9 @@ import pytest
 from hausbox.core.errors import BadRequest
 from hausbox.devices.device import Order
 from hausbox.devices.discovery import OrderSpec
-from hausbox.equipments.orders import resolve_value
+from hausbox.equipments.orders import OrderFailed, resolve_value
 from hausbox.integrations.builtin.zigbee2mqtt.bridge import discovered_device
+from hausbox.integrations.builtin.zigbee2mqtt.exposes import parse_exposes
 from tests import zigbee
 
 
@@ -78,6 +80,72 @@ def test_a_number_order_refuses_what_is_not_a_finite_number():
     for value in (float("nan"), float("inf"), "1.5e999", "nan", True, [1]):
         assert refused(brightness, value) == "value must be a number", value
     assert refused(brightness, 10**400) == "value must be at most 254"
+
+
+# ---- objects, lists and formatted texts: the order's value schema --------------------------------
+def test_a_composite_takes_an_object_of_its_settable_features_each_checked_as_its_expose_says():
+    level_config = order("salon_plafonnier", "level_config")
+    assert level_config.type == "json" and level_config.value_schema["additionalProperties"] is False
+    sent = {"execute_if_off": True, "current_level_startup": 128}
+    assert resolve_value(level_config, sent) == sent
+    assert resolve_value(level_config, {"current_level_startup": "previous"}) == {"current_level_startup": "previous"}  # a preset
+    assert refused(level_config, "on") == "value must be an object"
+    assert refused(level_config, None) == "value must be an object"
+    assert refused(level_config, {"execute_if_off": True, "current_level_startup": 264}) == "value.current_level_startup must be at most 254"
+    assert refused(level_config, {"execute_if_off": "yes"}) == "value.execute_if_off must be one of true, false"
+    assert refused(level_config, {"execute_if_off": True, "transition": 2}) == "value has no field transition"
+    assert refused(level_config, {}) == "value must not be empty"
+    warning = order("entree_sirene", "warning")  # set-only features (access 2)
+    assert refused(warning, {"mode": "not_a_valid_value"}) == "value.mode must be one of stop, emergency"
+
+
+def test_a_property_declared_twice_takes_the_features_of_both():
+    color = order("salon_lampadaire", "color")  # Hue: color_xy and color_hs
+    assert resolve_value(color, {"x": 0.4573, "y": 0.41}) == {"x": 0.4573, "y": 0.41}
+    assert resolve_value(color, {"hue": 120, "saturation": 80}) == {"hue": 120, "saturation": 80}
+    assert refused(color, {"x": "red", "y": 0.3}) == "value.x must be a number"
+    assert refused(order("chambre_lampe_chevet", "color"), {"hue": 120}) == "value has no field hue"  # xy only
+
+
+def test_a_feature_that_cannot_be_set_is_not_part_of_the_order():
+    expose = {"type": "composite", "property": "schedule", "access": 3, "features": [
+        {"type": "numeric", "property": "hour", "access": 3, "value_min": 0, "value_max": 23},
+        {"type": "text", "property": "status", "access": 1},
+    ]}  # fmt: skip
+    spec = parse_exposes([expose])[1][0]
+    assert list(spec.value_schema["properties"]) == ["hour"]
+
+
+def test_a_list_takes_an_array_of_its_items():
+    expose = {"type": "list", "property": "schedule", "access": 2, "length_min": 1, "length_max": 2,
+              "item_type": {"type": "numeric", "name": "temperature", "value_min": 5, "value_max": 30}}  # fmt: skip
+    schedule = Order("order-id", None, parse_exposes([expose])[1][0])  # type: ignore[arg-type]
+    assert resolve_value(schedule, [20, 21.5]) == [20, 21.5]
+    assert refused(schedule, 20) == "value must be an array"
+    assert refused(schedule, [20, 31]) == "value[1] must be at most 30"
+    assert refused(schedule, []) == "value must have at least 1 items"
+    assert refused(schedule, [20, 20, 20]) == "value must have at most 2 items"
+
+
+def test_a_text_whose_description_states_a_format_takes_only_that_format():
+    trigger_time = order("salon_radiateur", "trigger_time")  # "Format: 'HH:MM' ... Send 'undefined' to disable."
+    for value in ("03:15", "14:30", "undefined"):
+        assert resolve_value(trigger_time, value) == value
+    for value in ("3h15", "24:00", "14:30 "):
+        assert refused(trigger_time, value) == "value is not in the expected format", value
+    assert refused(trigger_time, "") == "value must not be empty"
+    effect_color = order("salon_lampadaire", "effect_color")  # "hex e.g. #FF4400, or JSON {"x":0.6,"y":0.3}"
+    for value in ("#FF4400", '{"x":0.6,"y":0.3}'):
+        assert resolve_value(effect_color, value) == value
+    assert refused(effect_color, "#GG0000") == "value is not in the expected format"
+    free = parse_exposes([{"type": "text", "property": "label", "access": 2, "description": "Any text"}])[1][0]
+    assert free.value_schema is None
+
+
+def test_a_value_schema_that_is_no_schema_fails_the_order_without_sending_it():
+    broken = Order("order-id", SimpleNamespace(name="plug"), OrderSpec("config", "json", value_schema={"type": 42}))  # type: ignore[arg-type]
+    with pytest.raises(OrderFailed):
+        resolve_value(broken, {"a": 1})
 
 
 # ---- named values --------------------------------------------------------------------------------

@@ -9,10 +9,8 @@ state message carries it whole (``color`` is ``{"x": .., "y": ..}``).
 ``access`` is a bit mask: 1 the property is published (a datum), 2 it can be set (an order),
 4 it can be read on request. It defaults to 1; a composite without one takes its features' bits.
 
-A ``numeric`` expose may name values (``presets``): ``color_temp`` takes ``"warm"`` as well as a
-number of mireds, and zigbee2mqtt accepts the name itself. An order on it lists the preset names
-as its enum values (then any preset value a number in range would not cover, such as
-``color_temp_startup``'s ``previous``, 65535): they are sent as they are, unchanged.
+What an order accepts beyond its type (a number's presets, an object's fields, a text's format):
+``values.py``.
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable
 
+from hausbox.integrations.builtin.zigbee2mqtt.values import number, presets, value_schema
 from hausbox.sdk import KEY_CATEGORIES, DataSpec, OrderSpec
 
 ACCESS_PUBLISHED = 1
@@ -73,6 +72,13 @@ class Leaf:
             return self.expose["name"]
         return self.key
 
+    def declared_again(self, expose: dict[str, Any]) -> None:
+        """The same property declared again: its access bits count, and so do its features."""
+        self.access |= _access(expose)
+        mine, theirs = self.expose.get("features"), expose.get("features")
+        if isinstance(mine, list) and isinstance(theirs, list):
+            self.expose = {**self.expose, "features": mine + theirs}
+
 
 def _access(expose: dict[str, Any]) -> int:
     access = expose.get("access")
@@ -90,7 +96,8 @@ def _access(expose: dict[str, Any]) -> int:
 
 def leaves(exposes: Any) -> list[Leaf]:
     """Every property of the tree, in order; a property declared twice is kept once (its first
-    declaration), with the access bits of both (Hue bulbs declare ``color`` as xy and as hs)."""
+    declaration), with the access bits and features of both (Hue bulbs declare ``color`` as xy
+    and as hs: the order takes either)."""
     found: dict[str, Leaf] = {}
 
     def walk(items: Iterable[Any], parent: str | None) -> None:
@@ -100,7 +107,7 @@ def leaves(exposes: Any) -> list[Leaf]:
             prop, kind, features = expose.get("property"), expose.get("type"), expose.get("features")
             if isinstance(prop, str) and prop and (kind in _OBJECT_TYPES or not isinstance(features, list)):
                 if prop in found:
-                    found[prop].access |= _access(expose)
+                    found[prop].declared_again(expose)
                 else:
                     found[prop] = Leaf(expose, parent, _access(expose))
             elif isinstance(features, list):
@@ -142,7 +149,7 @@ def value_type(expose: dict[str, Any]) -> str:
 def _enum_values(expose: dict[str, Any], for_order: bool) -> list[Any] | None:
     kind = expose.get("type")
     if kind == "numeric":
-        return (_presets(expose) or None) if for_order else None
+        return (presets(expose) or None) if for_order else None
     if kind == "enum":
         values = expose.get("values")
         return list(values) if isinstance(values, list) and values else None
@@ -151,27 +158,6 @@ def _enum_values(expose: dict[str, Any], for_order: bool) -> list[Any] | None:
         values = [expose[name] for name in names if expose.get(name) is not None]
         return values or None
     return None
-
-
-def _number(value: Any) -> float | None:
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _in_range(expose: dict[str, Any], value: Any) -> bool:
-    number = _number(value)
-    low, high = _number(expose.get("value_min")), _number(expose.get("value_max"))
-    return number is not None and (low is None or number >= low) and (high is None or number <= high)
-
-
-def _presets(expose: dict[str, Any]) -> list[Any]:
-    """A numeric expose's named values: every preset's name, then the preset values that are
-    neither a name nor a number in range (``previous`` = 65535, above ``color_temp_startup``'s max)."""
-    presets = expose.get("presets")
-    entries = [p for p in presets if isinstance(p, dict)] if isinstance(presets, list) else []
-    names = [p["name"] for p in entries if isinstance(p.get("name"), str) and p["name"]]
-    values = [p["value"] for p in entries if isinstance(p.get("value"), str) or _number(p.get("value")) is not None]
-    beyond = [value for value in values if value not in names and not _in_range(expose, value)]
-    return list(dict.fromkeys(names + beyond))
 
 
 def _is_cover_move(expose: dict[str, Any]) -> bool:
@@ -216,10 +202,11 @@ def parse_exposes(exposes: Any) -> tuple[list[DataSpec], list[OrderSpec]]:
                     key=leaf.key,
                     type=kind,  # type: ignore[arg-type]
                     category=_order_category(leaf, light_device),
-                    min=_number(expose.get("value_min")) if numeric else None,
-                    max=_number(expose.get("value_max")) if numeric else None,
+                    min=number(expose.get("value_min")) if numeric else None,
+                    max=number(expose.get("value_max")) if numeric else None,
                     enum_values=_enum_values(expose, for_order=True),
                     unit=unit,
+                    value_schema=value_schema(expose),
                 )
             )
     return data, orders

@@ -40,6 +40,7 @@ class Config:
     order_confirm_s: float = 30.0  # delivery-confirmation wait (spec: 30 s)
     http_idle_s: float = 30.0  # a connection's wait for its next request (and for any read or write)
     http_header_s: float = 10.0  # from a request line to the end of its headers
+    storage_low_bytes: int = 50 << 20  # free space under which the storage alarm is raised
     clock_skew_ms: int = 0  # testing aid: shifts the engine's clock (schedules, timers)
     strict_events: bool = False  # testing aid: every emitted payload is checked against its TypedDict
 
@@ -59,6 +60,7 @@ class Config:
             order_confirm_s=float(env.get("HAUSBOX_ORDER_CONFIRM_S") or 30.0),
             http_idle_s=float(env.get("HAUSBOX_HTTP_IDLE_S") or 30.0),
             http_header_s=float(env.get("HAUSBOX_HTTP_HEADER_S") or 10.0),
+            storage_low_bytes=_int(env, "HAUSBOX_STORAGE_LOW_BYTES", 50 << 20),
             clock_skew_ms=_int(env, "HAUSBOX_CLOCK_SKEW_MS", 0),
             strict_events=_flag(env.get("HAUSBOX_STRICT_EVENTS"), False),
         )

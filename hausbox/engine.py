@@ -22,6 +22,7 @@ from hausbox.core.components import Component, discover
 from hausbox.core.event_payloads import CORE_EVENTS
 from hausbox.core.logs import setup_logging
 from hausbox.core.settings import SettingsStore
+from hausbox.core.storage import secure_data_dir
 from hausbox.core.workers import Worker, Workers
 from hausbox.system.alarms import Alarms
 from hausbox.system.health import Health
@@ -50,12 +51,13 @@ class Engine:
     button_actions: Any
     activity: Any
     recipes: Any
+    storage: Any
 
     def __init__(self, config: Config, clock: Clock | None = None, components: list[Component] | None = None):
         self.config = config
         self.state = "built"
         self.components = components if components is not None else discover()
-        config.data_dir.mkdir(parents=True, exist_ok=True)
+        secure_data_dir(config.data_dir)
         self.log_ring, self.redactor = setup_logging(config.data_dir / "logs", config.log_level)
         self.bus = EventBus(strict=config.strict_events)
         self.bus.declare(CORE_EVENTS)

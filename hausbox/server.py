@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import signal
 
 import gevent
@@ -47,6 +48,7 @@ class InFlight:
 
 
 def serve(config: Config) -> int:
+    os.umask(0o077)  # every file the service writes (database, logs, snapshots, secrets) is its user's alone
     engine = Engine(config)
     in_flight = InFlight()
     server = WSGIServer(

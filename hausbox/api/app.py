@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import bottle
 from pony.orm.core import TransactionIntegrityError
-from pony.orm.dbapiprovider import IntegrityError, OperationalError
+from pony.orm.dbapiprovider import IntegrityError
 
 from hausbox.api.middleware import HttpMiddleware
 from hausbox.api.routing import Call, Route, all_routes
@@ -21,6 +21,7 @@ from hausbox.core.errors import (
     PayloadTooLarge,
 )
 from hausbox.core.jsonenc import RawJson
+from hausbox.core.storage import is_storage_full
 from hausbox.core.jsonenc import dumps as json_bytes
 
 if TYPE_CHECKING:
@@ -106,11 +107,13 @@ def _callback(engine: "Engine", route: Route) -> Callable[..., Any]:
         except (TransactionIntegrityError, IntegrityError) as error:
             log.warning("%s %s conflicted: %s", route.method, route.path, error)
             return error_response(409, Conflict("Conflicts with existing data").body())
-        except OperationalError as error:
-            if "full" in str(error) or "disk" in str(error):
-                log.error("storage failure on %s %s: %s", route.method, route.path, error)
-                return error_response(507, InsufficientStorage("Storage is full: nothing was changed").body())
-            raise
+        except Exception as error:
+            if not is_storage_full(error):
+                raise
+            # SQLite rolled the transaction back: nothing was changed, and reads go on.
+            log.error("storage full on %s %s: %s", route.method, route.path, error)
+            engine.storage.write_failed()
+            return error_response(507, InsufficientStorage("Storage is full: nothing was changed").body())
         if isinstance(result, bottle.HTTPResponse):
             return result
         if isinstance(result, RawJson):

@@ -203,6 +203,27 @@ class _LineFormatter(logging.Formatter):
         return f"{when} {level_name(record.levelno).upper():5} {_module_of(record)}: {self.redactor.text_of(record)}"
 
 
+class DailyFile(logging.handlers.TimedRotatingFileHandler):
+    """The daily log file. A line it cannot write (a full disk) is dropped with one note on stderr
+    until writing works again, not a traceback per line: the ring buffer (GET /logs) still has it."""
+
+    failing = False
+    _wrote = True
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self._wrote = True
+        super().emit(record)  # calls handleError when the write fails
+        if self._wrote and self.failing:
+            self.failing = False
+            sys.stderr.write("hausbox: the log file is written again\n")
+
+    def handleError(self, record: logging.LogRecord) -> None:  # noqa: N802 - logging's name
+        self._wrote = False
+        if not self.failing:
+            self.failing = True
+            sys.stderr.write("hausbox: cannot write the log file (disk full?): lines are kept in memory only\n")
+
+
 def setup_logging(log_dir: Path | None, file_level: str) -> tuple[RingBuffer, Redactor]:
     """Attach the ring buffer, the daily file (when ``log_dir`` is given) and the console."""
     if file_level not in LEVELS:
@@ -221,7 +242,7 @@ def setup_logging(log_dir: Path | None, file_level: str) -> tuple[RingBuffer, Re
     handlers.append(console)
     if log_dir is not None:
         log_dir.mkdir(parents=True, exist_ok=True)
-        daily = logging.handlers.TimedRotatingFileHandler(
+        daily = DailyFile(
             log_dir / "hausbox.log", when="midnight", backupCount=FILE_DAYS_KEPT - 1, encoding="utf-8", utc=False
         )
         daily.setLevel(LEVELS[file_level])

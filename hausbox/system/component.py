@@ -1,12 +1,25 @@
-"""System: sunlight, time zone, health and logs routes (alarms and health are the engine's own)."""
+"""System: sunlight, the storage watch, time zone, health and logs routes (alarms and health are
+the engine's own)."""
 
 from hausbox.core.components import Component
+from hausbox.core.storage import StorageWatch
 from hausbox.system import events
 from hausbox.system.sunlight import Sunlight
 
 
 def setup(engine) -> None:  # noqa: ANN001
     engine.sunlight = Sunlight(engine.bus, engine.settings, engine.clock)
+    engine.storage = StorageWatch(engine.config.data_dir, engine.alarms.raise_alarm, engine.alarms.resolve, engine.config.storage_low_bytes)
+
+
+def start(engine) -> None:  # noqa: ANN001
+    engine.sunlight.start()
+    engine.storage.start()
+
+
+def stop(engine) -> None:  # noqa: ANN001
+    engine.sunlight.stop()
+    engine.storage.stop()
 
 
 COMPONENT = Component(
@@ -14,6 +27,6 @@ COMPONENT = Component(
     events=events.EVENTS,
     routes="hausbox.system.routes",
     setup=setup,
-    start=lambda engine: engine.sunlight.start(),
-    stop=lambda engine: engine.sunlight.stop(),
+    start=start,
+    stop=stop,
 )

@@ -59,7 +59,9 @@ class AuthService:
             log.info("login refused: wrong password for user %s", user_id)
             raise Unauthorized("Invalid credentials")
         if not enabled:
-            raise Forbidden("Account disabled")
+            # The same answer as a wrong password: nobody learns a disabled account's password.
+            log.info("login refused: user %s is disabled", user_id)
+            raise Unauthorized("Invalid credentials")
         return self._sign_in(user_id)
 
     def _sign_in(self, user_id: str) -> dict[str, Any]:
@@ -73,7 +75,7 @@ class AuthService:
         info = self.users.info(user_id)
         if info is None or not info.enabled:
             self.sessions.end_user_sessions(user_id)
-            raise Unauthorized("User not found or disabled")
+            raise Unauthorized("Invalid refresh token")  # as an unknown token: says nothing of the user
         return {**self.sessions.pair_for(user_id, info.role, sid, fresh), "user": self.users.get(user_id)}
 
     def logout(self, refresh_token: str) -> None:

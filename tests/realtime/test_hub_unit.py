@@ -377,3 +377,24 @@ def test_a_lone_event_goes_at_once_and_batches_stay_200_ms_apart(world):
     gaps = [later - earlier for earlier, later in zip(batch_times, batch_times[1:])]
     assert len(batch_times) >= 6 and min(gaps) >= 0.2 - 0.002, gaps  # 2 ms: the writer greenlet's turn
     assert ws.events()[-1]["value"] == value  # the latest value, last
+
+
+def test_an_event_the_encoder_refuses_does_not_drop_the_batch(world):
+    bus, _, hub, connect = world
+    admin = connect("admin", "devices", "equipments")
+    standard = connect("standard", "devices", "equipments")
+    bus.emit("device.data.updated", deviceId="d1", key="temp", value=20)
+    bus.emit("equipment.data.changed", equipmentId="e1", alias="level", value=1 << 64)  # beyond orjson's 64 bits
+    bus.emit("device.data.updated", deviceId="d2", key="text", value="\ud800")  # a lone surrogate
+    bus.emit("device.data.updated", deviceId="d3", key="temp", value=21)
+    hub.flush()
+    settle()
+    for ws in (admin, standard):
+        events = ws.events()
+        assert [(e.get("deviceId") or e.get("equipmentId")) for e in events] == ["d1", "e1", "d2", "d3"]
+        assert events[0]["value"] == 20 and events[3]["value"] == 21  # the good ones as they were
+        assert events[1]["value"] == str(1 << 64)  # the bad ones replaced, not the batch lost
+    bus.emit("device.data.updated", deviceId="d1", key="temp", value=22)
+    hub.flush()
+    settle()
+    assert admin.events()[-1]["value"] == 22

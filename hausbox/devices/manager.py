@@ -20,6 +20,7 @@ from hausbox.core.bus import EventBus
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.errors import BadRequest, NotFound
 from hausbox.core.jsonenc import join_array
+from hausbox.core.values import problem
 from hausbox.devices import handover, persistence, snapshot
 from hausbox.devices.categories import (
     CATEGORY_UNITS,
@@ -34,6 +35,7 @@ from hausbox.devices.values import coerce
 log = logging.getLogger("hausbox.device-manager")
 
 HEARTBEAT_MIN_INTERVAL_MS = 5_000
+_REFUSED_LOGGED_LIMIT = 1000
 
 
 class DeviceManager:
@@ -47,6 +49,7 @@ class DeviceManager:
         self._by_source: dict[tuple[str, str], Device] = {}
         self._data: dict[str, Datum] = {}
         self._orders: dict[str, Order] = {}
+        self._refused: set[tuple[str, str]] = set()  # (device, key) of values refused, logged once
         # Volatile state: the hot path counts changes (one increment); the keeper writes the snapshot.
         self._state = persistence.SnapshotKeeper(state_path, lambda: self._by_id.values())
         # Called with the ids of data and orders that no longer exist (bindings on them cascade away).
@@ -275,6 +278,9 @@ class DeviceManager:
                 if datum is None:
                     continue
             value = coerce(datum.type, raw)
+            if problem(value) is not None:
+                self._refuse(device, key, value)
+                continue
             previous = datum.value
             datum.last_updated = now
             if value == previous and type(value) is type(previous):
@@ -289,6 +295,14 @@ class DeviceManager:
             if source_timestamp is not None:
                 event["sourceTimestamp"] = source_timestamp
             emit("device.data.updated", **event)
+
+    def _refuse(self, device: Device, key: str, value: Any) -> None:
+        """A reported value we could not store or encode back (an integer beyond 64 bits, a lone
+        surrogate, nesting too deep): not kept, logged once per datum."""
+        logged = (device.id, key)
+        if logged not in self._refused and len(self._refused) < _REFUSED_LOGGED_LIMIT:
+            self._refused.add(logged)
+            log.warning("device %s reported a value of %s that cannot be kept: %s", device.name, key, problem(value, key))
 
     def _learn(self, device: Device, key: str, value: Any) -> Datum | None:
         """A key never declared: kept only when it is a well-known one (battery, temperature ...)."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import math
 from typing import Any, Callable
 
 import gevent
@@ -11,6 +10,7 @@ import gevent
 from hausbox.api.schema import BodyValidator
 from hausbox.core.bus import EventBus
 from hausbox.core.errors import ApiError, BadRequest, NotFound, ServiceUnavailable
+from hausbox.core.values import problem
 from hausbox.devices.device import Order
 from hausbox.equipments.equipment import Equipment
 from hausbox.equipments.manager import EquipmentManager
@@ -90,7 +90,7 @@ def _number_in_range(order: Order, value: Any) -> int | float:
             value = float(value) if "." in value else int(value)
         except ValueError:
             value = None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or (isinstance(value, float) and not math.isfinite(value)):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or problem(value) is not None:  # finite, 64-bit
         names = f" or one of {_listed(order.enum_values)}" if order.enum_values else ""
         raise BadRequest(f"value must be a number{names}")
     if _named_value(order.enum_values, value) is not _UNNAMED:

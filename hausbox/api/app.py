@@ -11,7 +11,7 @@ from pony.orm.core import TransactionIntegrityError
 from pony.orm.dbapiprovider import IntegrityError
 
 from hausbox.api.middleware import HttpMiddleware
-from hausbox.api.routing import Call, Route, all_routes
+from hausbox.api.routing import Call, Route, all_routes, client_address
 from hausbox.core.errors import (
     ApiError,
     BadRequest,
@@ -33,8 +33,8 @@ log = logging.getLogger("hausbox.http")
 JSON_TYPE = "application/json"
 
 
-def error_response(status: int, body: dict[str, Any]) -> bottle.HTTPResponse:
-    return bottle.HTTPResponse(json_bytes(body), status=status, headers={"Content-Type": JSON_TYPE})
+def error_response(status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> bottle.HTTPResponse:
+    return bottle.HTTPResponse(json_bytes(body), status=status, headers={"Content-Type": JSON_TYPE, **(headers or {})})
 
 
 def build_app(engine: "Engine") -> Callable:
@@ -69,6 +69,13 @@ def _authorize(engine: "Engine", route: Route, request: bottle.BaseRequest) -> "
     return principal
 
 
+def _count_attempt(engine: "Engine", route: Route, request: bottle.BaseRequest, principal: "Principal | None") -> None:
+    """A route that checks a secret counts every request, whatever its body, by address and account."""
+    if route.checks_secret:
+        account = principal.username if principal is not None and route.access != "public" else None
+        engine.auth.attempts.count(address=client_address(request), account=account)
+
+
 def _read_body(route: Route, request: bottle.BaseRequest) -> Any:
     if route.validator is None:
         return None
@@ -100,10 +107,11 @@ def _callback(engine: "Engine", route: Route) -> Callable[..., Any]:
         try:
             # Access first: the write barrier runs before the body is read (spec, Authentication 8).
             principal = _authorize(engine, route, request)
+            _count_attempt(engine, route, request, principal)  # after the access check, before the body
             body = _read_body(route, request)
             result = route.handler(Call(engine, principal, body, request), **params)
         except ApiError as error:
-            return error_response(error.status, error.body())
+            return error_response(error.status, error.body(), error.headers())
         except (TransactionIntegrityError, IntegrityError) as error:
             log.warning("%s %s conflicted: %s", route.method, route.path, error)
             return error_response(409, Conflict("Conflicts with existing data").body())

@@ -3,6 +3,7 @@ names the module).
 
 A handler is a plain function ``handler(call, **path_params)``. It returns JSON-able data (sent
 with the route's status), ``None`` (204), or a ready ``bottle.HTTPResponse`` (files, streams).
+A route that checks a password or a code (a guessable secret) says so with ``checks_secret=True``.
 Access is not declared per route: it comes from the one table in ``api/access.py``.
 """
 
@@ -42,9 +43,10 @@ class Call:
         """The caller's username, for the log line of what they change (None when anonymous)."""
         return self.principal.username if self.principal else None
 
-    @property
-    def client_ip(self) -> str:
-        return self.request.environ.get("REMOTE_ADDR") or "?"
+
+def client_address(request: "bottle.BaseRequest") -> str:
+    """The address the request came from (the peer: hausbox is not behind a proxy)."""
+    return request.environ.get("REMOTE_ADDR") or "?"
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,9 @@ class Route:
     status: int = 200
     summary: str = ""
     max_body_bytes: int = 1 << 20
+    # Checks a password or a code: every request counts against the caller's address and account
+    # before its body is read, as login (auth/rate_limit.py); more than the limit is a 429.
+    checks_secret: bool = False
     validator: BodyValidator | None = field(default=None, compare=False, repr=False)
     access: Access = field(init=False, compare=False)  # from the access table, once: read on every request
 

@@ -20,7 +20,7 @@ def setup(call: Call) -> dict[str, Any]:
 
 
 def login(call: Call) -> dict[str, Any]:
-    return call.engine.auth.login(call.body["username"], call.body["password"], call.client_ip)
+    return call.engine.auth.login(call.body["username"], call.body["password"])
 
 
 def refresh(call: Call) -> dict[str, Any]:
@@ -91,7 +91,14 @@ ROUTES = [
         status=201,
         summary="Create the first administrator (first run only)",
     ),
-    Route("POST", "/auth/login", login, body=CREDENTIALS, summary="Sign in: a token pair (10 requests a minute)"),
+    Route(
+        "POST",
+        "/auth/login",
+        login,
+        body=CREDENTIALS,
+        checks_secret=True,
+        summary="Sign in: a token pair (10 attempts a minute per address and per account; 429 with Retry-After beyond)",
+    ),
     Route("POST", "/auth/refresh", refresh, body=REFRESH, summary="Exchange a refresh token for a new pair"),
     Route("POST", "/auth/logout", logout, body=REFRESH, summary="End the session of a refresh token"),
     Route("GET", "/me", me, summary="Own profile"),
@@ -108,7 +115,8 @@ ROUTES = [
         "/me/password",
         change_password,
         body=obj(required={"currentPassword": STRING, "newPassword": STRING}),
-        summary="Change own password; ends the other sessions",
+        checks_secret=True,
+        summary="Change own password; ends the other sessions (limited as login)",
     ),
     Route("GET", "/me/tokens", list_tokens, summary="Own API tokens"),
     Route(

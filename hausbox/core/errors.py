@@ -23,6 +23,10 @@ class ApiError(Exception):
         body.update(self.extra)
         return body
 
+    def headers(self) -> dict[str, str]:
+        """Response headers that go with the error (none but for a few statuses)."""
+        return {}
+
 
 class BadRequest(ApiError):
     status = 400
@@ -49,7 +53,16 @@ class PayloadTooLarge(ApiError):
 
 
 class TooManyRequests(ApiError):
+    """429 with when to retry, both in the body (``retryAfterSeconds``) and as ``Retry-After``."""
+
     status = 429
+
+    def __init__(self, message: str, *, retry_after_s: int):
+        super().__init__(message, retryAfterSeconds=retry_after_s)
+        self.retry_after_s = retry_after_s
+
+    def headers(self) -> dict[str, str]:
+        return {"Retry-After": str(self.retry_after_s)}
 
 
 class ServiceUnavailable(ApiError):

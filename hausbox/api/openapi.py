@@ -34,6 +34,11 @@ def _operation(route: Route) -> dict[str, Any]:
         op["responses"]["401"] = {"description": "Missing or invalid credential"}
     if route.access == "admin":
         op["responses"]["403"] = {"description": "Admin access required"}
+    if route.checks_secret:
+        op["responses"]["429"] = {
+            "description": "Too many attempts from this address or at this account",
+            "headers": {"Retry-After": {"description": "Seconds to wait", "schema": {"type": "integer"}}},
+        }
     if route.body is not None:
         op["requestBody"] = {"required": False, "content": {"application/json": {"schema": route.body}}}
     return op

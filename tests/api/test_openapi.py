@@ -23,6 +23,10 @@ def test_every_registered_route_is_documented(home):
         assert operation["x-access"] == access_for(route.method, route.path)
         if route.body is not None:
             assert operation["requestBody"]["content"]["application/json"]["schema"] == route.body
+        # Routes that check a password or a code say they may answer 429 with Retry-After.
+        assert ("429" in operation["responses"]) == route.checks_secret
+        if route.checks_secret:
+            assert "Retry-After" in operation["responses"]["429"]["headers"]
 
 
 def test_the_served_app_registers_exactly_the_route_table(tmp_path):

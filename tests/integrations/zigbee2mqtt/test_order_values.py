@@ -79,7 +79,7 @@ def test_a_number_order_refuses_what_is_not_a_finite_number():
     brightness = order("salon_plafonnier", "brightness")
     for value in (float("nan"), float("inf"), "1.5e999", "nan", True, [1]):
         assert refused(brightness, value) == "value must be a number", value
-    assert refused(brightness, 10**400) == "value must be at most 254"
+    assert refused(brightness, 10**400).startswith("value must be")  # a 400, never an error of the server
 
 
 # ---- objects, lists and formatted texts: the order's value schema --------------------------------

@@ -15,7 +15,8 @@ Subclass :class:`Recipe` and set:
 
 - ``id``: lower-case words joined by dashes (``motion-light``); unique in the registry;
 - ``slots``: a tuple of :class:`Slot`, the parameters an instance takes. ``type`` is one of
-  ``zone``, ``equipment``, ``number``, ``duration``, ``time``, ``boolean``, ``text``, ``data-key``;
+  ``zone``, ``equipment``, ``number``, ``duration``, ``time``, ``boolean``, ``text``, ``data-key``,
+  ``object`` (a JSON object whose fields the recipe's ``validate`` checks, such as a watering slot);
   ``required``; ``list`` (the value is a list of that type); ``default`` (``defaultValue``,
   filled in when the parameter is absent); ``constraints`` (``equipmentType``: a type or a list of
   types an equipment must have; ``min``/``max`` for numbers, and for durations in ms); ``group``
@@ -83,10 +84,12 @@ The context (``ctx``, a :class:`RecipeContext` at run time)
 - ``ctx.helpers``: ``is_light_on(id)``, ``is_any_light_on(ids)``, ``turn_on_lights(ids)``,
   ``turn_off_lights(ids)``, ``set_lights_brightness(ids, value)``, ``parse_duration("10m" | "30s" |
   "1h" | ms) -> ms``, ``format_duration(ms) -> "10min"``, ``in_window(local_dt, "22:00", "06:00")``
-  (windows may cross midnight), ``next_boundary(after_dt, "HH:MM")``, ``order_alias(id, alias,
+  (windows may cross midnight), ``next_boundary(after_dt, "HH:MM")``, ``minutes_of("HH:MM")``
+  (minutes since midnight; ValueError for anything else), ``order_alias(id, alias,
   category)``, ``switch(ids, on)`` / ``switch_one(id, on)`` (any ``state`` order),
   ``deadline(state_key, fn)``: a timer whose expiry is kept in the state, re-armed by
-  ``.restore()`` after a restart (one that passed while the engine was down fires at once), and
+  ``.restore()`` after a restart (one that passed while the engine was down fires at once),
+  ``sunrise(local_date) -> local datetime | None`` (None without the home's location), and
   ``ordered_lights(ids)``: lights on as they report or as the recipe ordered them while they have
   not reported (a bulb may report late or never; never wait for a report of your own order);
 - ``ctx.logger``: a ``logging.Logger`` for debugging output (not the execution log).
@@ -108,7 +111,7 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol
 if TYPE_CHECKING:
     from hausbox.recipes.protocols import RecipeContext, ValidationContext
 
-SLOT_TYPES = ("zone", "equipment", "number", "duration", "time", "boolean", "text", "data-key")
+SLOT_TYPES = ("zone", "equipment", "number", "duration", "time", "boolean", "text", "data-key", "object")
 LANGUAGES = ("en", "fr")
 ACTION_TYPES = ("cycle",)
 STOP_REASONS = ("disabled", "removed", "updated", "shutdown")

@@ -7,7 +7,7 @@ from hausbox.recipes.manager import RecipeManager
 
 def setup(engine) -> None:  # noqa: ANN001
     engine.recipes = RecipeManager(
-        engine.db, engine.bus, engine.workers.create("recipes"), engine.clock, engine.equipments, engine.zones, engine.aggregator, engine.orders
+        engine.db, engine.bus, engine.workers.create("recipes"), engine.clock, engine.equipments, engine.zones, engine.aggregator, engine.orders, engine.sunlight
     )
     engine.activity.recipe_info = engine.recipes.info
 

@@ -31,6 +31,7 @@ class Host(Protocol):
     zones: Any
     aggregator: Any
     clock: Clock
+    sunlight: Any
     worker: Any  # the recipes worker: handlers and timers run there
     orders: Any
 
@@ -44,13 +45,14 @@ class Host(Protocol):
 
 
 class ReadContext:
-    """Read access for ``validate``: equipments, zones, aggregates, clock and helpers."""
+    """Read access for ``validate``: equipments, zones, aggregates, clock, the sun and helpers."""
 
-    def __init__(self, equipments: "EquipmentManager", zones: "ZoneTree", aggregator: "ZoneAggregator", clock: Clock):
+    def __init__(self, equipments: "EquipmentManager", zones: "ZoneTree", aggregator: "ZoneAggregator", clock: Clock, sunlight: Any = None):
         self.equipments = equipments
         self.zones = zones
         self.aggregator = aggregator
         self.clock = clock
+        self.sunlight = sunlight
         self.helpers = Helpers(self)
 
 
@@ -92,7 +94,7 @@ class InstanceContext(ReadContext):
     """The context of one running instance (see the recipe plugin API)."""
 
     def __init__(self, manager: Host, instance: Any, recipe_name: str):
-        super().__init__(manager.equipments, manager.zones, manager.aggregator, manager.clock)
+        super().__init__(manager.equipments, manager.zones, manager.aggregator, manager.clock, manager.sunlight)
         self._manager = manager
         self._instance = instance
         self.instance_id = instance.id

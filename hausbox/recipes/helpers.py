@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from datetime import datetime
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, Iterable
 
 from hausbox.core.clock import iso_utc, next_local_time, parse_hhmm, parse_iso
@@ -104,6 +104,7 @@ class Helpers:
     format_duration = staticmethod(format_duration)
     in_window = staticmethod(in_window)
     next_boundary = staticmethod(next_boundary)
+    minutes_of = staticmethod(minutes_of)  # "07:30" -> 450; ValueError for anything but HH:MM
 
     def __init__(self, ctx: "ValidationContext"):
         self._ctx = ctx
@@ -133,6 +134,13 @@ class Helpers:
             return False
         alias = self.state_alias(equipment)
         return alias is not None and _off(equipment.data.get(alias))
+
+    def sunrise(self, day: date) -> datetime | None:
+        """When the sun rises at the home on local ``day`` (local time); None without the home's
+        location (settings ``home.latitude``/``home.longitude``) or on a day the sun does not rise."""
+        sunlight = self._ctx.sunlight
+        at = sunlight.sunrise_ms(day) if sunlight is not None else None
+        return None if at is None else datetime.fromtimestamp(at / 1000, tz=self._ctx.clock.tz)
 
     def is_any_light_on(self, equipment_ids: Iterable[str]) -> bool:
         return any(self.is_light_on(i) for i in equipment_ids)

@@ -58,7 +58,7 @@ class Instance:
 class RecipeManager:
     def __init__(
         self, db: orm.Database, bus: EventBus, worker: Worker, clock: Clock, equipments: EquipmentManager, zones: ZoneTree,
-        aggregator: ZoneAggregator, orders: OrderService,
+        aggregator: ZoneAggregator, orders: OrderService, sunlight: Any = None,
     ):  # fmt: skip
         self._db = db
         self.bus = bus
@@ -69,6 +69,7 @@ class RecipeManager:
         self.zones = zones
         self.aggregator = aggregator
         self.orders = orders
+        self.sunlight = sunlight  # sunrise_ms(day), for helpers.sunrise
         self.registry = RecipeRegistry()
         self.registry.load_builtins()
         self.registry.on_registered(self._on_recipe_registered)
@@ -177,7 +178,7 @@ class RecipeManager:
     # ---- writes ------------------------------------------------------------------------------------
     def _check(self, recipe: Recipe, params: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         """Generic slot checks, then the recipe's own; BadRequest ``Invalid params: <param>: …``."""
-        ctx = ReadContext(self.equipments, self.zones, self.aggregator, self.clock)
+        ctx = ReadContext(self.equipments, self.zones, self.aggregator, self.clock, self.sunlight)
         try:
             stored, resolved = check_params(recipe, params, ctx)
             recipe.validate(dict(resolved), ctx)

@@ -7,6 +7,7 @@ parameters are dropped; absent ones get the slot's default.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from hausbox.recipes.protocols import ValidationContext
 
 MAX_TEXT = 500
+MAX_OBJECT = 10_000  # characters of an object parameter, as compact JSON
 MAX_LIST = 100
 MAX_DURATION_MS = 31 * 24 * 3_600_000
 
@@ -90,6 +92,12 @@ def _check_one(slot: Slot, where: str, value: Any, ctx: "ValidationContext") -> 
         if len(text) > MAX_TEXT:
             raise InvalidParams(f"{where}: must be at most {MAX_TEXT} characters")
         return text
+    if kind == "object":
+        if not isinstance(value, dict):
+            raise InvalidParams(f"{where}: must be an object")
+        if len(json.dumps(value, separators=(",", ":"))) > MAX_OBJECT:
+            raise InvalidParams(f"{where}: must be at most {MAX_OBJECT} characters of JSON")
+        return value
     if kind == "data-key":
         if not isinstance(value, str) or not value.strip() or len(value) > 200:
             raise InvalidParams(f"{where}: must be a data key")

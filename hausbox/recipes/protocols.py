@@ -19,6 +19,7 @@ class ValidationContext(Protocol):
     zones: Any  # get(id), exists(id), descendants, the zone tree's read side
     aggregator: Any  # the aggregated data of a zone
     clock: Clock
+    sunlight: Any  # the home's sun (``sunrise_ms(day)``), or None; read it through ``helpers.sunrise``
     helpers: Any  # hausbox.recipes.helpers.Helpers bound to this context
 
 

@@ -99,6 +99,13 @@ class Sunlight:
         """``{sunrise, sunset, isDaylight}`` as the root zone shows them."""
         return dict(self._state)
 
+    def sunrise_ms(self, day: date) -> int | None:
+        """When the sun rises at the home on local ``day`` (ms); None without a location or a sunrise."""
+        location = home_location(self._settings)
+        if location is None:
+            return None
+        return sun_day(location[0], location[1], day, self._clock.tz).sunrise_ms
+
     # ---- computation -------------------------------------------------------------------------
     def refresh(self) -> None:
         """Recompute now; emit ``sunlight.changed`` if anything moved; set the next wake-up."""

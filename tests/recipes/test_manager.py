@@ -176,17 +176,19 @@ def test_every_slot_type_is_checked_generically(house):
         slots = (
             Slot("n", "number", constraints={"min": 0, "max": 10}), Slot("d", "duration", default="10m"), Slot("t", "time"),
             Slot("b", "boolean"), Slot("k", "data-key"), Slot("e", "equipment", list=True, constraints={"equipmentType": "button"}),
+            Slot("o", "object", list=True),
         )  # fmt: skip
 
     ctx = ValidationContext(house.engine.equipments, house.engine.zones, house.engine.aggregator, house.clock)
     button = house.button("button")
-    stored, resolved = check_params(AllTypes(), {"n": 3, "t": "07:30", "b": True, "k": "contact", "e": [button]}, ctx)
-    assert resolved["d"] == "10m" and "d" not in stored
+    stored, resolved = check_params(AllTypes(), {"n": 3, "t": "07:30", "b": True, "k": "contact", "e": [button], "o": [{"time": "06:00"}]}, ctx)
+    assert resolved["d"] == "10m" and "d" not in stored and stored["o"] == [{"time": "06:00"}]
     bad = {
         "n: must be a number": {"n": "3"}, "n: must be at most 10": {"n": 11}, "n: must be at least 0": {"n": -1},
         "d: must be a duration like 10m": {"d": "10 minutes"}, "t: must be a time like 07:30": {"t": "7h30"},
         "b: must be true or false": {"b": "yes"}, "k: must be a data key": {"k": 3}, "e: must be a list": {"e": button},
         "e[0]: equipment not found: x": {"e": ["x"]}, "e: must not list the same item twice": {"e": [button, button]},
+        "o[1]: must be an object": {"o": [{}, "06:00"]}, "o[0]: must be at most 10000 characters of JSON": {"o": [{"x": "y" * 10_000}]},
     }  # fmt: skip
     for message, params in bad.items():
         with pytest.raises(InvalidParams) as refused:

@@ -12,16 +12,31 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from benchlib import ws
 from benchlib.analysis import EventCollector
 from benchlib.home import Decoder
 from benchlib.mosquitto import free_port
-from benchlib.procs import Helper, log
+from benchlib.procs import CpuMeter, Helper, Service, log
 
-if TYPE_CHECKING:
-    from benchlib.main import Bench
+
+class Bench(Protocol):
+    """What this part uses of the run (``benchlib.main.Bench``)."""
+
+    plan: Any
+    service: Service | None
+    token: str
+    workdir: Path
+    helpers: list[Helper]
+    device_index: dict[str, int]
+
+    def next_seq(self) -> int: ...
+    def http_load(self, requests_: list[list[Any]], concurrency: int, duration: float, token: str | None = None, port: int | None = None) -> dict[str, Any]: ...
+    def start_http_load(self, requests_: list[list[Any]], concurrency: int, duration: float, token: str | None = None, port: int | None = None) -> tuple[Helper, CpuMeter]: ...
+    def finish_http_load(self, helper: Helper, meter: CpuMeter, duration: float) -> dict[str, Any]: ...
+    def pipeline_step(self, rate: int, duration: float, tag: str, collector: EventCollector, listener: ws.Listener) -> dict[str, Any]: ...
 
 HEALTH = [["GET", "/api/v1/health", None]]
 ZONES = [["GET", "/api/v1/zones", None]]
@@ -39,7 +54,7 @@ BAR = {
 }
 
 
-def run(bench: "Bench") -> dict[str, Any]:
+def run(bench: Bench) -> dict[str, Any]:
     plan = bench.plan
     assert bench.service
     seconds = plan.rest_s

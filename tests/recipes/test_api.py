@@ -33,7 +33,10 @@ def recipe(**attributes):
 def test_the_builtins_are_registered_through_the_api_with_english_and_french_texts():
     registry = RecipeRegistry()
     registry.load_builtins()
-    ids = {"motion-light", "motion-light-dimmable", "switch-light", "state-watch", "presence-thermostat", "presence-heater", "pool-pump-schedule"}
+    ids = {
+        "motion-light", "motion-light-dimmable", "switch-light", "state-watch", "presence-thermostat", "presence-heater",
+        "pool-pump-schedule", "freecooling",
+    }  # fmt: skip
     assert {r.id for r in registry.all()} == ids
     for definition in registry.list_json():
         assert definition["id"] == definition["recipeId"]
@@ -46,7 +49,7 @@ def test_the_builtins_are_registered_through_the_api_with_english_and_french_tex
         assert manifest["name"] == texts["en"]["name"] and manifest["type"] == "recipe"
         assert set(definition["i18n"]) == {"en", "fr"}
         for slot in definition["slots"]:
-            assert slot["type"] in ("zone", "equipment", "number", "duration", "time", "boolean", "text", "data-key")
+            assert slot["type"] in ("zone", "equipment", "number", "duration", "time", "boolean", "text", "data-key", "object")
             assert definition["i18n"]["fr"]["slots"][slot["id"]]["name"]
     thermostat = next(d for d in registry.list_json() if d["id"] == "presence-thermostat")
     assert thermostat["actions"][0]["id"] == "set_mode" and thermostat["tile"] == {"stateKey": "currentMode", "action": "set_mode"}
@@ -55,6 +58,8 @@ def test_the_builtins_are_registered_through_the_api_with_english_and_french_tex
     assert timeout == {"id": "timeout", "name": "Timeout", "description": timeout["description"], "type": "duration", "required": False, "defaultValue": "10m"}
     lights = next(s for s in motion["slots"] if s["id"] == "lights")
     assert lights["list"] is True and lights["constraints"] == {"equipmentType": ["light_onoff", "light_dimmable", "light_color"]}
+    cooling = next(d for d in registry.list_json() if d["id"] == "freecooling")
+    assert [(s["id"], s.get("defaultValue")) for s in cooling["slots"]] == [("zone", None), ("offsetMinutes", 120)]
 
 
 def test_a_definition_breaking_the_rules_is_refused():

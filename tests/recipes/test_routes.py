@@ -41,7 +41,13 @@ def sim(home):
 def test_definitions(home):
     listed = home.admin.get("/recipes")
     assert listed.status_code == 200
-    assert {"motion-light", "motion-light-dimmable", "switch-light", "state-watch", "presence-thermostat", "presence-heater", "pool-pump-schedule"} <= {r["id"] for r in listed.json()}
+    builtins = {
+        "motion-light", "motion-light-dimmable", "switch-light", "state-watch", "presence-thermostat", "presence-heater",
+        "pool-pump-schedule", "freecooling",
+    }  # fmt: skip
+    assert builtins <= {r["id"] for r in listed.json()}
+    texts = {r["id"]: r["i18n"] for r in listed.json()}
+    assert texts["freecooling"]["en"]["name"] == "Free cooling" and texts["freecooling"]["fr"]["slots"]["offsetMinutes"]["name"]
     one = home.admin.get("/recipes/motion-light").json()
     assert one["recipeId"] == "motion-light" and one["i18n"]["fr"]["name"] and one["slots"][0]["id"] == "zone"
     missing = home.admin.get("/recipes/nope")

@@ -35,7 +35,7 @@ def test_the_builtins_are_registered_through_the_api_with_english_and_french_tex
     registry.load_builtins()
     ids = {
         "motion-light", "motion-light-dimmable", "switch-light", "state-watch", "presence-thermostat", "presence-heater",
-        "pool-pump-schedule", "freecooling",
+        "pool-pump-schedule", "freecooling", "auto-watering",
     }  # fmt: skip
     assert {r.id for r in registry.all()} == ids
     for definition in registry.list_json():
@@ -58,6 +58,10 @@ def test_the_builtins_are_registered_through_the_api_with_english_and_french_tex
     assert timeout == {"id": "timeout", "name": "Timeout", "description": timeout["description"], "type": "duration", "required": False, "defaultValue": "10m"}
     lights = next(s for s in motion["slots"] if s["id"] == "lights")
     assert lights["list"] is True and lights["constraints"] == {"equipmentType": ["light_onoff", "light_dimmable", "light_color"]}
+    watering = next(d for d in registry.list_json() if d["id"] == "auto-watering")
+    slots = next(s for s in watering["slots"] if s["id"] == "slots")
+    assert (slots["type"], slots["list"], slots["required"]) == ("object", True, True)
+    assert {s["id"]: s.get("defaultValue") for s in watering["slots"] if s["id"].endswith("Threshold")} == {"rainThreshold": 5, "rainProbabilityThreshold": 75}
     cooling = next(d for d in registry.list_json() if d["id"] == "freecooling")
     assert [(s["id"], s.get("defaultValue")) for s in cooling["slots"]] == [("zone", None), ("offsetMinutes", 120)]
 

@@ -43,11 +43,12 @@ def test_definitions(home):
     assert listed.status_code == 200
     builtins = {
         "motion-light", "motion-light-dimmable", "switch-light", "state-watch", "presence-thermostat", "presence-heater",
-        "pool-pump-schedule", "freecooling",
+        "pool-pump-schedule", "freecooling", "auto-watering",
     }  # fmt: skip
     assert builtins <= {r["id"] for r in listed.json()}
     texts = {r["id"]: r["i18n"] for r in listed.json()}
-    assert texts["freecooling"]["en"]["name"] == "Free cooling" and texts["freecooling"]["fr"]["slots"]["offsetMinutes"]["name"]
+    assert (texts["freecooling"]["en"]["name"], texts["auto-watering"]["fr"]["name"]) == ("Free cooling", "Arrosage automatique")
+    assert texts["auto-watering"]["fr"]["slots"]["slots"]["name"] == "Arrosages" and texts["freecooling"]["fr"]["slots"]["offsetMinutes"]["name"]
     one = home.admin.get("/recipes/motion-light").json()
     assert one["recipeId"] == "motion-light" and one["i18n"]["fr"]["name"] and one["slots"][0]["id"] == "zone"
     missing = home.admin.get("/recipes/nope")

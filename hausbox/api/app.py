@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -12,6 +11,7 @@ from pony.orm.dbapiprovider import IntegrityError
 
 from hausbox.api.middleware import HttpMiddleware
 from hausbox.api.routing import Call, Route, all_routes, client_address
+from hausbox.core import values
 from hausbox.core.errors import (
     ApiError,
     BadRequest,
@@ -95,7 +95,9 @@ def _read_body(route: Route, request: bottle.BaseRequest) -> Any:
         body: Any = {}
     else:
         try:
-            body = json.loads(raw)
+            body = values.loads(raw)
+        except values.UnstorableValue as error:
+            raise BadRequest(str(error))
         except ValueError:
             raise BadRequest("Malformed JSON body")
     return route.validator.validate(body)

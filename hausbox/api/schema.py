@@ -20,9 +20,15 @@ Schema = dict[str, Any]
 STRING: Schema = {"type": "string"}
 TEXT: Schema = {"type": "string", "minLength": 1, "pattern": r"\S"}  # non-blank
 BOOLEAN: Schema = {"type": "boolean"}
-INTEGER: Schema = {"type": "integer"}
+# Pony's int columns are 32-bit unless sized: an integer a column stores is bounded so (a route
+# that needs more declares its own range; values in free-form objects are bounded by core/values.py).
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+INTEGER: Schema = {"type": "integer", "minimum": INT32_MIN, "maximum": INT32_MAX}
 NUMBER: Schema = {"type": "number"}
 ANY: Schema = {}
+# The body of a route that stores or sends a free-form object (preferences, chart and widget configs,
+# settings, order values): a size the lists that show it can carry; values.py bounds its depth.
+FREE_FORM_MAX_BYTES = 64 << 10
 
 
 def nullable(schema: Schema) -> Schema:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hausbox.api.routing import Call, Route
-from hausbox.api.schema import BOOLEAN, STRING, nullable, obj, one_of, text
+from hausbox.api.schema import BOOLEAN, FREE_FORM_MAX_BYTES, STRING, nullable, obj, one_of, text
 
 CREDENTIALS = obj(required={"username": text(64), "password": STRING})
 
@@ -109,6 +109,7 @@ ROUTES = [
         set_preferences,
         body=obj(required={"preferences": {"type": "object"}}),
         summary="Replace own preferences",
+        max_body_bytes=FREE_FORM_MAX_BYTES,
     ),
     Route(
         "PUT",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hausbox.api.routing import Call, Route
-from hausbox.api.schema import STRING, array, nullable, obj, one_of
+from hausbox.api.schema import FREE_FORM_MAX_BYTES, STRING, array, nullable, obj, one_of
 from hausbox.dashboard.widgets import FAMILIES, ICON_MAX, LABEL_MAX, TYPES
 
 OBJECT = {"type": "object"}
@@ -54,6 +54,7 @@ ROUTES = [
         ),
         status=201,
         summary="Add a widget (an equipment, or a family of equipments in a zone)",
+        max_body_bytes=FREE_FORM_MAX_BYTES,
     ),
     Route("PUT", "/dashboard/widgets/order", reorder_widgets, body=obj(required={"order": array(STRING)}), summary="Reorder the widgets (every id exactly once)"),
     Route(
@@ -62,6 +63,7 @@ ROUTES = [
         update_widget,
         body=obj(optional={"label": LABEL, "icon": ICON, "config": nullable(OBJECT)}),
         summary="Change a widget's label, icon or config (no body: unchanged)",
+        max_body_bytes=FREE_FORM_MAX_BYTES,
     ),
     Route("DELETE", "/dashboard/widgets/<id>", delete_widget, summary="Remove a widget"),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from hausbox.api.routing import Call, Route
-from hausbox.api.schema import ANY, BOOLEAN, STRING, all_or_none, array, nullable, obj, text
+from hausbox.api.schema import ANY, BOOLEAN, FREE_FORM_MAX_BYTES, STRING, all_or_none, array, nullable, obj, text
 from hausbox.equipments.manager import DESCRIPTION_MAX, NAME_MAX
 from hausbox.equipments.timed_command import MAX_DURATION_MS, MIN_DURATION_MS
 
@@ -107,7 +107,7 @@ ROUTES = [
         summary="Update an equipment",
     ),
     Route("DELETE", "/equipments/<id>", delete_equipment, summary="Delete an equipment (and its armed timed action)"),
-    Route("POST", "/equipments/<id>/orders/<alias>", execute_order, body=obj(required={"value": ANY}), summary="Execute an order"),
+    Route("POST", "/equipments/<id>/orders/<alias>", execute_order, body=obj(required={"value": ANY}), summary="Execute an order", max_body_bytes=FREE_FORM_MAX_BYTES),
     Route(
         "POST",
         "/equipments/<id>/data-bindings",

@@ -7,7 +7,7 @@ from typing import Any
 from hausbox.api.openapi import build_document
 from hausbox.api.query import int_param
 from hausbox.api.routing import Call, Route, all_routes
-from hausbox.api.schema import obj, one_of
+from hausbox.api.schema import FREE_FORM_MAX_BYTES, obj, one_of
 from hausbox.core.clock import parse_iso
 from hausbox.core.errors import BadRequest
 from hausbox.core.logs import LEVELS, RING_CAPACITY
@@ -87,7 +87,7 @@ SETTINGS_BODY = {
 ROUTES = [
     Route("GET", "/health", health, summary="Liveness; integrations, devices and version for an authenticated caller"),
     Route("GET", "/settings", get_settings, summary="All settings (flat key to value)"),
-    Route("PUT", "/settings", put_settings, body=SETTINGS_BODY, summary="Set settings; a null value deletes the key"),
+    Route("PUT", "/settings", put_settings, body=SETTINGS_BODY, summary="Set settings; a null value deletes the key", max_body_bytes=FREE_FORM_MAX_BYTES),
     Route("GET", "/logs", get_logs, summary="Recent log entries from the in-memory ring buffer"),
     Route("GET", "/logs/level", get_log_level, summary="Runtime level of the ring buffer"),
     Route("PUT", "/logs/level", put_log_level, body=obj(required={"level": one_of(*LEVELS)}), summary="Set the ring buffer's level"),

@@ -11,6 +11,7 @@ from typing import Any
 
 from hausbox.core.clock import iso_utc
 from hausbox.core.jsonenc import dumps
+from hausbox.core.urls import mask_credentials
 from hausbox.devices.discovery import OrderSpec
 
 
@@ -21,7 +22,7 @@ def stable_id(device_id: str, kind: str, key: str) -> str:
 
 
 class Datum:
-    __slots__ = ("id", "device", "key", "type", "category", "unit", "enum_values", "value", "last_updated", "last_changed")
+    __slots__ = ("id", "device", "key", "type", "category", "unit", "enum_values", "value", "last_updated", "last_changed", "unmasked")
 
     def __init__(self, id: str, device: "Device", key: str, type: str, category: str, unit: str | None, enum_values: list | None):
         self.id, self.device, self.key, self.type = id, device, key, type
@@ -29,6 +30,18 @@ class Datum:
         self.value: Any = None
         self.last_updated: int | None = None
         self.last_changed: int | None = None
+        self.unmasked: str | None = None  # the value as reported, when ``value`` has credentials masked
+
+    def masked(self, value: Any) -> Any:
+        """``value`` as it is shown everywhere (API, events, logs): a URL's credentials masked. The
+        value as reported is kept in ``unmasked``, for the camera proxy alone."""
+        shown = mask_credentials(value) if isinstance(value, str) else value
+        self.unmasked = value if shown is not value else None
+        return shown
+
+    def reported(self) -> Any:
+        """The value as the device reported it (credentials included): never to be shown."""
+        return self.value if self.unmasked is None else self.unmasked
 
     def to_json(self) -> dict[str, Any]:
         body: dict[str, Any] = {

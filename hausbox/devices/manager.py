@@ -278,6 +278,7 @@ class DeviceManager:
                 if datum is None:
                     continue
             value = coerce(datum.type, raw)
+            value = datum.masked(value)  # a URL's credentials never leave the datum
             if problem(value) is not None:
                 self._refuse(device, key, value)
                 continue

@@ -86,7 +86,7 @@ def restore(by_id: dict[str, Device], states: dict[str, snapshot.DeviceState]) -
             if datum is None:
                 stale += 1
             else:
-                datum.value, datum.last_updated, datum.last_changed = value, last_updated, last_changed
+                datum.value, datum.last_updated, datum.last_changed = datum.masked(value), last_updated, last_changed
     return stale
 
 
@@ -161,7 +161,7 @@ class SnapshotKeeper:
         states: dict[str, snapshot.DeviceState] = {}
         for device in self._devices():
             data = {
-                datum.key: (datum.value, datum.last_updated, datum.last_changed)
+                datum.key: (datum.reported(), datum.last_updated, datum.last_changed)
                 for datum in device.data.values()
                 if datum.last_updated is not None or datum.value is not None or datum.last_changed is not None
             }

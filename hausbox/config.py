@@ -41,6 +41,9 @@ class Config:
     http_idle_s: float = 30.0  # a connection's wait for its next request (and for any read or write)
     http_header_s: float = 10.0  # from a request line to the end of its headers
     storage_low_bytes: int = 50 << 20  # free space under which the storage alarm is raised
+    # Addresses of the box itself (loopback included) the camera proxy may still reach: none unless
+    # set, for a camera served from the box itself (tests, development). Comma list in the env.
+    camera_local_addresses: tuple[str, ...] = ()
     clock_skew_ms: int = 0  # testing aid: shifts the engine's clock (schedules, timers)
     strict_events: bool = False  # testing aid: every emitted payload is checked against its TypedDict
 
@@ -61,6 +64,7 @@ class Config:
             http_idle_s=float(env.get("HAUSBOX_HTTP_IDLE_S") or 30.0),
             http_header_s=float(env.get("HAUSBOX_HTTP_HEADER_S") or 10.0),
             storage_low_bytes=_int(env, "HAUSBOX_STORAGE_LOW_BYTES", 50 << 20),
+            camera_local_addresses=tuple(a.strip() for a in env.get("HAUSBOX_CAMERA_LOCAL_ADDRESSES", "").split(",") if a.strip()),
             clock_skew_ms=_int(env, "HAUSBOX_CLOCK_SKEW_MS", 0),
             strict_events=_flag(env.get("HAUSBOX_STRICT_EVENTS"), False),
         )

@@ -17,10 +17,13 @@ from hausbox.core.bus import EventBus
 from hausbox.core.clock import now_ms
 from hausbox.core.errors import BadRequest
 from hausbox.core.logs import by_actor, get_logger
+from hausbox.core.urls import mask_credentials
 
 Scalar = str | int | float | bool
 # Raises ValueError (its text says what is expected) for a value the key must not hold.
 Validator = Callable[[Scalar], None]
+# The same for a family of keys (``camera.<id>.snapshotUrl``): called with the key and the value.
+KeyValidator = Callable[[str, Scalar], None]
 
 # A key whose last segment contains one of these holds a secret: never logged, masked where shown.
 SECRET_KEY_MARKERS = ("password", "secret", "token", "apikey", "api_key")
@@ -40,7 +43,7 @@ def describe_change(key: str, value: Scalar | None) -> str:
         return f"{key} removed"
     if is_secret_key(key):
         return f"{key} set (secret, not shown)"
-    shown = json.dumps(value)
+    shown = json.dumps(mask_credentials(value) if isinstance(value, str) else value)
     return f"{key} = {shown if len(shown) <= SHOWN_VALUE_MAX else shown[:SHOWN_VALUE_MAX] + '…'}"
 
 
@@ -58,6 +61,7 @@ class SettingsStore:
         self._bus = bus
         self._on_secret = on_secret or (lambda _value: None)
         self._validators: dict[str, Validator] = {}
+        self._prefix_validators: dict[str, KeyValidator] = {}
         with orm.db_session:
             self._values: dict[str, Scalar] = {row.key: json.loads(row.value) for row in db.Setting.select()}
         for key, value in self._values.items():
@@ -77,16 +81,27 @@ class SettingsStore:
         """Check every non-null value written to ``key`` (deleting a key is always allowed)."""
         self._validators[key] = validator
 
+    def add_prefix_validator(self, prefix: str, validator: KeyValidator) -> None:
+        """Check every non-null value written to a key that starts with ``prefix``."""
+        self._prefix_validators[prefix] = validator
+
     def validate(self, values: Mapping[str, Scalar | None]) -> None:
         """BadRequest ``Invalid setting <key>: <reason>`` for the first value its validator refuses."""
         for key, value in values.items():
-            validator = self._validators.get(key)
-            if validator is None or value is None:
+            if value is None:
                 continue
             try:
-                validator(value)
+                self._check(key, value)
             except ValueError as error:
                 raise BadRequest(f"Invalid setting {key}: {error}") from None
+
+    def _check(self, key: str, value: Scalar) -> None:
+        validator = self._validators.get(key)
+        if validator is not None:
+            validator(value)
+        for prefix, check in self._prefix_validators.items():
+            if key.startswith(prefix):
+                check(key, value)
 
     def set_many(self, values: Mapping[str, Scalar | None], by: str | None = None) -> list[str]:
         """Write all values in one transaction; return (and announce, and log) the keys that changed."""

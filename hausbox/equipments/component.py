@@ -24,7 +24,8 @@ def setup(engine) -> None:  # noqa: ANN001
     )
     engine.timed_actions = TimedActions(db, bus, workers.create("timed-actions"), engine.clock, equipments, engine.orders, engine.integrations, engine.alarms)
     engine.vmc = VmcSpeed(equipments, engine.orders)
-    engine.camera = CameraProxy(equipments)
+    engine.camera = CameraProxy(equipments, engine.settings, engine.config.camera_local_addresses)
+    bus.on("equipment.removed", lambda event: engine.camera.forget(event["equipmentId"]))
     engine.equipments_view = EquipmentListing(equipments, equipments.is_online, budget_ms=engine.freshness.budget_ms)
 
 

@@ -18,6 +18,7 @@ from hausbox.core.errors import (
     Conflict,
     Forbidden,
     InsufficientStorage,
+    NotFound,
     PayloadTooLarge,
 )
 from hausbox.core.jsonenc import RawJson
@@ -110,6 +111,8 @@ def _callback(engine: "Engine", route: Route) -> Callable[..., Any]:
             # Access first: the write barrier runs before the body is read (spec, Authentication 8).
             principal = _authorize(engine, route, request)
             _count_attempt(engine, route, request, principal)  # after the access check, before the body
+            if not all(value.strip() for value in params.values()):
+                raise NotFound("Not found")  # a blank id names nothing (Pony would strip it to none and fail)
             body = _read_body(route, request)
             result = route.handler(Call(engine, principal, body, request), **params)
         except ApiError as error:

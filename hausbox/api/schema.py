@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 
 from hausbox.core.errors import BadRequest
@@ -130,12 +130,20 @@ def _message(error: ValidationError) -> str:
     return f"{where}: {error.message}"
 
 
+def _is_integer(_checker: Any, instance: Any) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+# JSON Schema takes 1.0 for an integer; an integer column does not (13717.0 as displayOrder was a 500).
+_Validator = validators.extend(Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+
+
 class BodyValidator:
     def __init__(self, schema: Schema):
         # Schemas are static: the test suite checks them against the metaschema (it would cost
         # a fifth of a second at every boot).
         self.schema = schema
-        self._validator = Draft202012Validator(schema)
+        self._validator = _Validator(schema)
         self._known = set(schema.get("properties", {})) if self._strips_unknown(schema) else None
 
     @staticmethod

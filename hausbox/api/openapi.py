@@ -16,6 +16,17 @@ def openapi_path(route: Route) -> str:
     return _PARAM.sub(r"{\1}", route.full_path)
 
 
+def _success(route: Route) -> dict[str, Any]:
+    """The success response, from the handler's return annotation: None is 204 without a body,
+    Any a response the handler builds itself (a camera's image or stream), anything else JSON."""
+    returns = getattr(route.handler, "__annotations__", {}).get("return")  # text: the route modules defer annotations
+    if returns == "None":
+        return {"204": {"description": "Done (no body)"}}
+    if returns == "Any":
+        return {str(route.status): {"description": "Success"}}
+    return {str(route.status): {"description": "Success", "content": {"application/json": {"schema": {}}}}}
+
+
 def _operation(route: Route) -> dict[str, Any]:
     op: dict[str, Any] = {
         "operationId": f"{route.method.lower()}_{route.handler.__module__.split('.')[-2]}_{route.handler.__name__}",
@@ -25,7 +36,7 @@ def _operation(route: Route) -> dict[str, Any]:
             {"name": name, "in": "path", "required": True, "schema": {"type": "string"}} for name in _PARAM.findall(route.path)
         ],
         "responses": {
-            str(route.status): {"description": "Success"},
+            **_success(route),
             "400": {"description": "Invalid input", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
         },
     }

@@ -57,11 +57,8 @@ def encode(devices: dict[str, DeviceState], written_at: int) -> bytes:
             "lastSeen": state.last_seen,
             "data": {key: [value, _before(base, updated), _before(base, changed)] for key, (value, updated, changed) in state.data.items()},
         }
-    body = {"format": FORMAT, "writtenAt": written_at, "devices": out}
-    try:
-        return dumps(body)
-    except TypeError:  # orjson refuses integers beyond 64 bits, which a device may well send
-        return json.dumps(body, separators=(",", ":"), default=str).encode("utf-8")
+    # Readings are storable by the time they are kept (core/values.py): orjson takes them all.
+    return dumps({"format": FORMAT, "writtenAt": written_at, "devices": out})
 
 
 def write(path: Path, body: bytes) -> int:
@@ -104,7 +101,7 @@ def read(path: Path) -> dict[str, DeviceState] | None:
         try:
             body = orjson.loads(text)
         except orjson.JSONDecodeError:
-            body = json.loads(text)  # the fallback encoding (integers beyond 64 bits)
+            body = json.loads(text)  # written by an older version, with integers beyond 64 bits
     except Exception as error:  # truncated, corrupt, not gzip, not JSON: never a reason not to start
         log.warning("device state snapshot %s is damaged (%s): ignored, device values start unknown", path, error)
         return None

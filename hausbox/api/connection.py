@@ -7,7 +7,8 @@ ambiguous request framing.
   the message path wait. Such a connection resumes only after the loop's next round of I/O.
 - Time: a connection waits at most ``idle_s`` for its next request line (and for any single read or
   write), and a request's headers must all arrive within ``header_s`` (``Config.http_idle_s`` and
-  ``http_header_s``): slow or idle clients cannot hold the connection slots. A WebSocket, idle by nature, is exempt once upgraded.
+  ``http_header_s``): slow or idle clients cannot hold the connection slots. One sweeper enforces
+  the two waits for every connection. A WebSocket, idle by nature, is exempt once upgraded.
 - Connections per client address: at most ``MAX_PER_CLIENT``; more get a 429 and are closed.
 - Framing: two Content-Length headers, Content-Length with Transfer-Encoding, or a transfer coding
   other than chunked are refused (request smuggling behind a proxy); chunked bodies are accepted.
@@ -16,6 +17,7 @@ ambiguous request framing.
 from __future__ import annotations
 
 import socket
+import time
 from collections import Counter
 from typing import Any, Callable
 
@@ -27,6 +29,7 @@ from hausbox.core.jsonenc import dumps as json_bytes
 
 TURN_S = 1e-6  # any delay > 0 resumes a greenlet only after the loop polled for I/O
 MAX_PER_CLIENT = 100
+ONE_SEND_MAX_BYTES = 64 << 10
 
 _select = gevent.monkey.get_original("select", "select")  # the system call itself, never waits
 
@@ -53,9 +56,39 @@ def _readable(sock: Any) -> bool:
         return False
 
 
+class Deadlines:
+    """When each waiting connection must be done waiting: one sweeper for all of them, which throws
+    the given error into a late connection's greenlet (a timer per request cost ~5 us of ~200)."""
+
+    SWEEP_S = 0.25
+
+    def __init__(self) -> None:
+        self._due: dict[gevent.Greenlet, tuple[float, BaseException]] = {}
+        self._sweeper: gevent.Greenlet | None = None
+
+    def set(self, seconds: float, error: BaseException) -> None:
+        """The current greenlet must be done within ``seconds``, else ``error`` is raised in it."""
+        self._due[gevent.getcurrent()] = (time.monotonic() + seconds, error)
+        if self._sweeper is None:
+            self._sweeper = gevent.spawn(self._sweep)
+
+    def clear(self) -> None:
+        self._due.pop(gevent.getcurrent(), None)
+
+    def _sweep(self) -> None:
+        while True:
+            gevent.sleep(self.SWEEP_S)
+            now = time.monotonic()
+            for greenlet, (due, error) in list(self._due.items()):
+                if due <= now:
+                    del self._due[greenlet]
+                    greenlet.kill(error, block=False)
+
+
 def handler_class(idle_s: float, header_s: float, on_request_start: Callable[[], None], on_request_end: Callable[[], None]) -> type:
     """The handler class of the server; the two callbacks frame each response (see ``server.InFlight``)."""
     per_client: Counter[str] = Counter()
+    deadlines = Deadlines()
 
     class Handler(WebSocketHandler):
         body_framing: tuple[list[str], list[str]] = ([], [])
@@ -67,7 +100,7 @@ def handler_class(idle_s: float, header_s: float, on_request_start: Callable[[],
                 sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:
                 pass
-            sock.settimeout(idle_s)
+            sock.settimeout(idle_s)  # any single read or write of a response or a body
             super().__init__(sock, address, server, rfile)
 
         def handle(self) -> None:
@@ -92,9 +125,23 @@ def handler_class(idle_s: float, header_s: float, on_request_start: Callable[[],
             self.body_framing = (headers.get_all("content-length") or [], headers.get_all("transfer-encoding") or [])
             return headers
 
+        def read_requestline(self) -> Any:
+            # Waiting for the next request: the sweeper ends a connection idle too long (read as a
+            # dropped connection: it closes quietly).
+            self.socket.settimeout(None)  # the sweeper's deadline instead of a timer per wait
+            deadlines.set(idle_s, socket.timeout("idle"))
+            try:
+                return super().read_requestline()
+            finally:
+                deadlines.clear()
+                self.socket.settimeout(idle_s)
+
         def read_request(self, raw_requestline: str) -> Any:
-            with gevent.Timeout(header_s, SlowHeaders("Request headers not received in time")):
+            deadlines.set(header_s, SlowHeaders("Request headers not received in time"))
+            try:
                 result = super().read_request(raw_requestline)
+            finally:
+                deadlines.clear()
             lengths, codings = self.body_framing
             if len(lengths) > 1:
                 raise BadFraming("More than one Content-Length")
@@ -119,6 +166,19 @@ def handler_class(idle_s: float, header_s: float, on_request_start: Callable[[],
                 # would only run other greenlets already scheduled, and kept the MQTT reader waiting).
                 gevent.sleep(TURN_S)
             return result
+
+        def _write_with_headers(self, data: bytes) -> None:
+            # gevent sends a response's head and its body in two system calls: one does for a body
+            # that is not large (most answers), collected through gevent's own writer.
+            if len(data) > ONE_SEND_MAX_BYTES:
+                return super()._write_with_headers(data)
+            pending: list[bytes] = []
+            self._sendall = pending.append  # shadows the method for the two calls below
+            try:
+                super()._write_with_headers(data)
+            finally:
+                del self._sendall
+            self._sendall(b"".join(pending))
 
         def handle_one_response(self) -> Any:
             if self.environ.get("HTTP_UPGRADE", "").lower() == "websocket":

@@ -278,10 +278,10 @@ class DeviceManager:
                 if datum is None:
                     continue
             value = coerce(datum.type, raw)
-            value = datum.masked(value)  # a URL's credentials never leave the datum
             if problem(value) is not None:
                 self._refuse(device, key, value)
                 continue
+            value = datum.masked(value)  # a URL's credentials never leave the datum (after the check: a refused value keeps none)
             previous = datum.value
             datum.last_updated = now
             if value == previous and type(value) is type(previous):

@@ -118,7 +118,7 @@ def test_skipped_entries_and_the_names_still_present():
     assert {e["friendly_name"] for e in entries if discovered_device(e) is None} == zigbee.SKIPPED
     reasons = {e["friendly_name"]: skip_reason(e) for e in entries}
     assert reasons["Coordinator"] == "coordinator"
-    assert reasons["garage_prise_inconnue"] == "not supported (yet)"
+    assert reasons["garage_prise_inconnue"] is None  # unsupported natively, driven by its generated definition
     assert reasons["grenier_repeteur"] == "disabled"
     assert reasons["0x842e14fffe5b6c7d"] == "not supported (yet)"
     # A disabled device still exists in the bridge: it keeps its bindings (not stale).

@@ -1,9 +1,11 @@
 """``bridge/devices`` entries turned into discovered devices.
 
 zigbee2mqtt publishes (retained) the whole device list on ``<base>/bridge/devices``. Entries that
-are not devices we drive are skipped: the Coordinator, a device still being interviewed or
-unknown to the converters (``supported: false``, often with no ``definition`` at all) and a device
-the user disabled. ``present_names`` says which devices still exist, for the stale removal.
+are not devices we drive are skipped: the Coordinator, a device without a definition (still
+being interviewed, or unknown to the converters with nothing generated) and a device the user
+disabled. A device zigbee2mqtt does not support natively but drives through a definition it
+generated from the device's clusters (``supported: false``, ``definition.source: generated``) is
+a device like any other: zigbee2mqtt accepts its orders. ``present_names`` says which devices still exist, for the stale removal.
 """
 
 from __future__ import annotations
@@ -41,12 +43,11 @@ def skip_reason(entry: Any) -> str | None:
         return "no friendly_name"
     if is_coordinator(entry):
         return "coordinator"
-    if entry.get("supported") is False:
-        return "not supported (yet)"
     if entry.get("disabled") is True:
         return "disabled"
-    if not isinstance(entry.get("definition"), dict):
-        return "no definition"
+    definition = entry.get("definition")
+    if not isinstance(definition, dict) or not definition.get("exposes"):
+        return "not supported (yet)" if entry.get("supported") is False else "no definition"
     return None
 
 

@@ -16,6 +16,7 @@ def setup(engine) -> None:  # noqa: ANN001
 COMPONENT = Component(
     name="history",
     requires=("equipments", "system"),
+    routes="hausbox.history.routes",
     backup_files=(FILE_NAME,),
     setup=setup,
     start=lambda engine: engine.history.start(),

@@ -36,6 +36,23 @@ def check_commit_interval(value: Any) -> None:
         raise ValueError(f"must be a number of seconds between 1 and {MAX_COMMIT_INTERVAL_S:g}")
 
 
+class Last24h:
+    """Counts per hour, summed over the last 24 hours (the status route's stats)."""
+
+    def __init__(self) -> None:
+        self._hours: dict[int, int] = {}
+
+    def add(self, now_ms: int, count: int = 1) -> None:
+        hour = now_ms // 3_600_000
+        self._hours[hour] = self._hours.get(hour, 0) + count
+        for old in [h for h in self._hours if h <= hour - 24]:
+            del self._hours[old]
+
+    def total(self, now_ms: int) -> int:
+        hour = now_ms // 3_600_000
+        return sum(count for h, count in self._hours.items() if h > hour - 24)
+
+
 class HistoryWriter:
     def __init__(self, store: HistoryStore, worker: Worker, clock: Clock, settings: Any, equipments: Any, alarms: Any, storage_full: Callable[[], None]):
         self.store = store
@@ -48,8 +65,9 @@ class HistoryWriter:
         self._filter = rules.WriteFilter()
         self._buffer: list[Point] = []
         self._timer: Any = None
-        self.written = 0
-        self.errors = 0
+        self.written = Last24h()
+        self.errors = Last24h()
+        self.connected = True  # the last commit succeeded
         self.dropped = 0
         worker.on("equipment.data.changed", self._take, accept=self._historized)
         worker.on("equipment.removed", lambda event: self._filter.forget(event["equipmentId"]))
@@ -93,6 +111,25 @@ class HistoryWriter:
         discrete = not isinstance(event["value"], (int, float)) or isinstance(event["value"], bool)
         return self._filter.accept((event["equipmentId"], event["alias"]), value, category, now_ms, discrete)
 
+    def historized_bindings(self) -> int:
+        """How many data bindings of enabled equipments the rules historize."""
+        count = 0
+        for equipment in self._equipments.all():
+            if equipment.enabled is False:
+                continue
+            for binding in equipment.data_bindings.values():
+                datum = self._equipments.datum_of(equipment, binding.alias)
+                count += rules.is_historized(binding.historize, binding.alias, datum.category if datum else None)
+        return count
+
+    def status(self) -> dict[str, Any]:
+        """``GET /history/status``: the digest's shape, plus the points waiting in memory."""
+        now = self._clock.now_ms()
+        return {
+            "configured": True, "connected": self.connected, "enabled": True, "historizedBindings": self.historized_bindings(),
+            "stats": {"pointsWritten24h": self.written.total(now), "errors24h": self.errors.total(now), "pendingPoints": len(self._buffer)},
+        }  # fmt: skip
+
     @property
     def pending(self) -> int:
         return len(self._buffer)
@@ -107,11 +144,13 @@ class HistoryWriter:
         except Exception as error:  # noqa: BLE001 -- a failed write must never stop the engine
             self._failed(points, error)
             return
-        self.written += len(points)
+        self.written.add(self._clock.now_ms(), len(points))
+        self.connected = True
         self._alarms.resolve(ALARM_ID, "History points are written again")
 
     def _failed(self, points: list[Point], error: Exception) -> None:
-        self.errors += 1
+        self.errors.add(self._clock.now_ms())
+        self.connected = False
         self._buffer = points + self._buffer
         overflow = len(self._buffer) - MAX_BUFFERED
         if overflow > 0:

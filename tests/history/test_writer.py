@@ -3,6 +3,7 @@ interval, the stop), and that a restart reads it back."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 from hausbox.devices.discovery import DataSpec
@@ -151,10 +152,26 @@ def test_a_refused_write_raises_the_alarm_and_keeps_the_points(make_house):
     house.start()
     house.report("meter", temperature=20.0)
     house.advance(10)
-    assert history.pending == 1 and history.errors >= 1
+    assert history.pending == 1 and history.errors.total(house.clock.now_ms()) >= 1
     assert house.engine.alarms.is_active("history-write") and house.engine.alarms.is_active("storage-low")
     history.store.write = store_write
     house.advance(10)
     assert history.pending == 0
     assert raw(house, meter, "temperature") == [(local_ms(START), 20.0)]
     assert house.engine.state != "closed"
+
+
+def test_status_counts_historized_bindings_and_the_points_of_the_last_24_hours(make_house):
+    house = make_house(start=START)
+    sensor(house)  # temperature and power are historized; state, count and j1_price are not
+    house.start()
+    house.report("meter", temperature=20.0, power=5)
+    house.advance(10)
+    status, _, body = house.api("GET", "/history/status")
+    assert status == 200
+    assert json.loads(body) == {
+        "configured": True, "connected": True, "enabled": True, "historizedBindings": 2,
+        "stats": {"pointsWritten24h": 2, "errors24h": 0, "pendingPoints": 0},
+    }  # fmt: skip
+    house.advance(24 * 3600)
+    assert json.loads(house.api("GET", "/history/status")[2])["stats"]["pointsWritten24h"] == 0

@@ -36,6 +36,12 @@ def check_commit_interval(value: Any) -> None:
         raise ValueError(f"must be a number of seconds between 1 and {MAX_COMMIT_INTERVAL_S:g}")
 
 
+def check_write_interval(value: Any) -> None:
+    """The validator of the write filter's intervals: milliseconds, 0 to a day."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 86_400_000:
+        raise ValueError("must be a whole number of milliseconds between 0 and 86400000")
+
+
 class Last24h:
     """Counts per hour, summed over the last 24 hours (the status route's stats)."""
 

@@ -175,3 +175,12 @@ def test_status_counts_historized_bindings_and_the_points_of_the_last_24_hours(m
     }  # fmt: skip
     house.advance(24 * 3600)
     assert json.loads(house.api("GET", "/history/status")[2])["stats"]["pointsWritten24h"] == 0
+
+
+def test_the_history_settings_are_checked(make_house):
+    house = make_house()
+    for key, value in (("history.commitIntervalSeconds", 0), ("history.commitIntervalSeconds", "5"), ("history.minWriteInterval", -1), ("history.maxWriteInterval", 1.5)):
+        status, _, body = house.api("PUT", "/settings", {key: value})
+        assert status == 400, (key, value, body)
+    status, _, body = house.api("PUT", "/settings", {"history.commitIntervalSeconds": 2, "history.minWriteInterval": 0})
+    assert status == 200, body

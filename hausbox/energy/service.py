@@ -45,12 +45,13 @@ class TariffService:
 
 
 def energy_status(engine: Any) -> dict[str, Any]:
-    """What the energy pages can show. Without a history store no consumption is available yet:
-    ``available`` needs a main meter and a history store, ``sources`` names none."""
+    """What the energy pages can show. Consumption needs a main meter and the history store's
+    energy sums (``engine.history.energy``, the next slice of the history work): until they exist
+    the raw points alone give no consumption, so nothing is available and ``sources`` names none."""
     types = {equipment.type for equipment in engine.equipments.all()}
-    has_history = getattr(engine, "history", None) is not None
+    has_energy_sums = getattr(getattr(engine, "history", None), "energy", None) is not None
     return {
-        "available": MAIN_METER_TYPE in types and has_history,
+        "available": MAIN_METER_TYPE in types and has_energy_sums,
         "hasProduction": PRODUCTION_TYPE in types,
         "sources": [],
         "lastDataAt": None,

@@ -102,7 +102,7 @@ def test_a_standard_user_reads_but_does_not_write(home):
     assert (refused.status_code, refused.json()) == (403, {"error": "Admin access required"})
 
 
-def test_status_sees_the_meters_but_no_history_source_yet(home):
+def test_status_sees_the_meters_but_no_energy_sums_yet(home):
     zone = home.admin.post("/zones", {"name": "House"}).json()
     for kind in ("main_energy_meter", "energy_production_meter"):
         assert home.admin.post("/equipments", {"name": kind, "type": kind, "zoneId": zone["id"]}).status_code == 201

@@ -149,7 +149,9 @@ def test_a_bad_order_raises_value_error_and_changes_nothing(make_plugin):
     assert len(devices.updates) == mark
 
 
-@pytest.mark.parametrize("rate", [20, 200, 4000])
+# 2000/s at most: in process, on a loaded 2-core CI machine, 4000/s measured the machine (a 1 s sleep
+# took 1.3 s once) rather than the pacing; the bench measures throughput.
+@pytest.mark.parametrize("rate", [20, 200, 2000])
 def test_the_loop_keeps_to_message_rate(make_plugin, rate):
     plugin, devices, _ = started(make_plugin, rooms=6, message_rate=rate)
     gevent.sleep(0.2)

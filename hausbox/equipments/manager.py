@@ -371,6 +371,18 @@ class EquipmentManager:
         self._detach_data(equipment, binding)
         self._announce_bindings(equipment)
 
+    def set_historize(self, equipment_id: str, binding_id: str, historize: int | None) -> None:
+        """A data binding's history override (None: the rules decide); caches refresh on equipment.updated."""
+        equipment = self.require(equipment_id)
+        binding = next((b for b in equipment.data_bindings.values() if b.id == binding_id), None)
+        if binding is None:
+            raise NotFound(f"Data binding not found: {binding_id}")
+        with orm.db_session:
+            self._db.DataBinding[binding_id].historize = historize
+        binding.historize = historize
+        self.changes += 1
+        self._announce_bindings(equipment)
+
     def add_order_binding(self, equipment_id: str, device_order_id: str, alias: str) -> dict[str, Any]:
         equipment = self.require(equipment_id)
         if self._devices.order(device_order_id) is None:

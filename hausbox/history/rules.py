@@ -29,6 +29,14 @@ def is_historized(override: int | None, alias: str, category: str | None) -> boo
     return category in HISTORIZED_CATEGORIES
 
 
+def is_meter(alias: str, category: str | None) -> bool:
+    """Whether a binding's readings feed the energy sums: energy data (and a production meter's
+    ``autoconso`` and ``injection``), except what the alias rule never keeps (``j1_`` counters)."""
+    if alias == "demand_30min" or _NEVER_ALIAS.match(alias):
+        return False
+    return category == "energy" or alias in ("autoconso", "injection")
+
+
 def numeric_value(value: Any) -> float | None:
     """The value as the store keeps it: numbers as they are, booleans (and "ON"/"true") as 1/0; else None."""
     if isinstance(value, bool):

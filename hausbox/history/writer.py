@@ -1,23 +1,31 @@
 """The history writer: equipment values in, raw points out, in batches.
 
-The bus handler that feeds it only decides, in memory, whether the binding is historized and
-enqueues; the write filter, the buffer and the store run in the ``history`` worker's greenlet. The
+The bus handler that feeds it only looks up, in a cache, what the binding is to the history
+(historized, an energy meter, or nothing) and enqueues; the write filter, the meters' arbiter, the
+buffer and the store run in the ``history`` worker's greenlet. The cache is emptied when an
+equipment or a device changes, so a decision never outlives what it was made from. The
 buffer is committed in one transaction every commit interval (``history.commitIntervalSeconds``),
 and by ``final_write`` at shutdown, so SIGTERM loses nothing and kill -9 at most one interval.
 A failed commit (a full disk) raises an alarm and keeps the points in memory, up to a bound.
+
+An energy reading is counted by the meters' arbiter before the write filter looks at it, so the
+energy sums (Wh per local hour and day, split peak/off-peak by the tariff at the reading's time)
+hold every reading, including those the filter keeps out of the raw points.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from hausbox.core.bus import Event
+from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import Clock, parse_iso
 from hausbox.core.storage import is_storage_full
 from hausbox.core.workers import Worker
-from hausbox.history import rules
-from hausbox.history.store import HistoryStore, Point
+from hausbox.history import buckets, rules
+from hausbox.history.meters import MeterArbiter
+from hausbox.history.store import TIERS, Batch, HistoryStore, Key
 
 log = logging.getLogger("hausbox.history")
 
@@ -59,8 +67,26 @@ class Last24h:
         return sum(count for h, count in self._hours.items() if h > hour - 24)
 
 
+_STRUCTURE_EVENTS = ("equipment.created", "equipment.updated", "equipment.removed", "device.discovered", "device.removed")
+
+
+@dataclass(frozen=True)
+class Route:
+    """What one binding is to the history, decided once per structure change."""
+
+    historized: bool
+    meter: bool
+    category: str | None
+    unit: str | None
+    zone_id: str | None
+    equipment_type: str | None
+
+
 class HistoryWriter:
-    def __init__(self, store: HistoryStore, worker: Worker, clock: Clock, settings: Any, equipments: Any, alarms: Any, storage_full: Callable[[], None]):
+    def __init__(
+        self, store: HistoryStore, worker: Worker, bus: EventBus, clock: Clock, settings: Any, equipments: Any, alarms: Any,
+        storage_full: Callable[[], None], split: Callable[[float, int], tuple[float, float]], export: Any = None,
+    ):  # fmt: skip
         self.store = store
         self._worker = worker
         self._clock = clock
@@ -68,41 +94,96 @@ class HistoryWriter:
         self._equipments = equipments
         self._alarms = alarms
         self._storage_full = storage_full
+        self._split = split
+        self.export = export
         self._filter = rules.WriteFilter()
-        self._buffer: list[Point] = []
+        self._read_settings()
+        self.meters = MeterArbiter(store.meter_baselines(), clock.now_ms())
+        self._routes: dict[Key, Route | None] = {}
+        self._batch = Batch()
+        self._exports: list[tuple] = []
         self._timer: Any = None
         self.written = Last24h()
         self.errors = Last24h()
         self.connected = True  # the last commit succeeded
         self.dropped = 0
-        worker.on("equipment.data.changed", self._take, accept=self._historized)
-        worker.on("equipment.removed", lambda event: self._filter.forget(event["equipmentId"]))
+        for event_type in _STRUCTURE_EVENTS:
+            bus.on(event_type, self._structure_changed)
+        worker.on("equipment.data.changed", self._take, accept=self._wanted)
+        worker.on("equipment.removed", self._removed)
+        worker.on("settings.changed", lambda event: self._read_settings())
 
     # ---- the bus side: in memory, never waits ---------------------------------------------------
-    def _historized(self, event: Event) -> bool:
-        equipment = self._equipments.get(event["equipmentId"])
+    def _wanted(self, event: Event) -> bool:
+        key = (event["equipmentId"], event["alias"])
+        route = self._routes.get(key, False)
+        if route is False:
+            route = self._routes[key] = self._route(key)
+        return route is not None
+
+    def _structure_changed(self, event: Event) -> None:
+        self._routes.clear()
+
+    def _route(self, key: Key) -> Route | None:
+        equipment = self._equipments.get(key[0])
         if equipment is None or equipment.enabled is False:
-            return False
-        binding = equipment.data_bindings.get(event["alias"])
+            return None
+        binding = equipment.data_bindings.get(key[1])
         if binding is None:
-            return False
+            return None
         datum = self._equipments.datum_of(equipment, binding.alias)
-        return rules.is_historized(binding.historize, binding.alias, datum.category if datum else None)
+        category = datum.category if datum else None
+        historized = rules.is_historized(binding.historize, binding.alias, category)
+        meter = rules.is_meter(binding.alias, category)
+        if not (historized or meter):
+            return None
+        return Route(historized, meter, category, datum.unit if datum else None, equipment.zone_id, equipment.type)
 
     # ---- the worker side ----------------------------------------------------------------------------
+    def _read_settings(self) -> None:
+        self._filter.min_interval_ms = int(self._settings.get(MIN_WRITE_KEY, rules.MIN_WRITE_INTERVAL_MS))
+        self._filter.max_interval_ms = int(self._settings.get(MAX_WRITE_KEY, rules.MAX_WRITE_INTERVAL_MS))
+
+    def _removed(self, event: Event) -> None:
+        self._filter.forget(event["equipmentId"])
+        self.meters.forget(event["equipmentId"])
+
     def _take(self, event: Event) -> None:
-        value = rules.numeric_value(event["value"])
-        if value is None:
-            return  # text values wait for a later slice (the store keeps REALs)
-        equipment = self._equipments.get(event["equipmentId"])
-        datum = self._equipments.datum_of(equipment, event["alias"]) if equipment else None
-        category = datum.category if datum else None
-        ts = self._source_ms(event.get("sourceTimestamp"))
-        if ts is None:
-            ts = self._clock.now_ms()
-            if not self._passes(event, value, category, ts):
-                return  # the filter is skipped for values that carry their own time, as the digest says
-        self._buffer.append((event["equipmentId"], event["alias"], ts, value))
+        key = (event["equipmentId"], event["alias"])
+        route = self._routes.get(key) or self._route(key)
+        if route is None:
+            return
+        value = event["value"]
+        source_ms = self._source_ms(event.get("sourceTimestamp"))
+        ts = source_ms if source_ms is not None else self._clock.now_ms()
+        if source_ms is not None and source_ms < self._clock.now_ms() - TIERS["raw"] + buckets.HOUR_MS:
+            return  # older than the raw tier keeps: its hour may be made from points already expired
+        if route.meter:
+            self._count_energy(key, route, value, ts)
+        if not route.historized or value is None:
+            return
+        number = rules.numeric_value(value)
+        discrete = not isinstance(value, (int, float)) or isinstance(value, bool)
+        kept = number if number is not None else value if isinstance(value, str) else None
+        if kept is None:
+            return  # a list or an object: not a time series
+        if source_ms is None and not self._filter.accept(key, kept, route.category, ts, discrete):
+            return  # the filter is skipped for values that carry their own time, as the digest says
+        if number is not None:
+            self._batch.points.append((key[0], key[1], ts, number))
+        else:
+            self._batch.texts.append((key[0], key[1], ts, value))
+        if self.export is not None:
+            self._exports.append((key[0], key[1], route.category, route.zone_id, route.equipment_type, ts, value))
+
+    def _count_energy(self, key: Key, route: Route, value: Any, ts: int) -> None:
+        wh, baseline = self.meters.consumed(key, value, route.unit, ts)
+        if baseline is not None:
+            self._batch.meters[key] = baseline
+        if wh > 0:
+            tz = self._clock.tz
+            hp, hc = self._split(wh, ts)
+            self._batch.add_energy(key, buckets.hour_start(ts, tz), buckets.day_start(ts, tz), hp, hc)
 
     @staticmethod
     def _source_ms(text: str | None) -> int | None:
@@ -110,12 +191,6 @@ class HistoryWriter:
             return parse_iso(text) if text else None
         except ValueError:
             return None
-
-    def _passes(self, event: Event, value: float, category: str | None, now_ms: int) -> bool:
-        self._filter.min_interval_ms = int(self._settings.get(MIN_WRITE_KEY, rules.MIN_WRITE_INTERVAL_MS))
-        self._filter.max_interval_ms = int(self._settings.get(MAX_WRITE_KEY, rules.MAX_WRITE_INTERVAL_MS))
-        discrete = not isinstance(event["value"], (int, float)) or isinstance(event["value"], bool)
-        return self._filter.accept((event["equipmentId"], event["alias"]), value, category, now_ms, discrete)
 
     def historized_bindings(self) -> int:
         """How many data bindings of enabled equipments the rules historize."""
@@ -129,43 +204,53 @@ class HistoryWriter:
         return count
 
     def status(self) -> dict[str, Any]:
-        """``GET /history/status``: the digest's shape, plus the points waiting in memory."""
+        """``GET /history/status``: the digest's shape, plus the points waiting in memory and the export."""
         now = self._clock.now_ms()
-        return {
+        body = {
             "configured": True, "connected": self.connected, "enabled": True, "historizedBindings": self.historized_bindings(),
-            "stats": {"pointsWritten24h": self.written.total(now), "errors24h": self.errors.total(now), "pendingPoints": len(self._buffer)},
+            "stats": {"pointsWritten24h": self.written.total(now), "errors24h": self.errors.total(now), "pendingPoints": self.pending, "droppedPoints": self.dropped},
         }  # fmt: skip
+        if self.export is not None:
+            body["export"] = self.export.status()
+        return body
 
     @property
     def pending(self) -> int:
-        return len(self._buffer)
+        return len(self._batch)
 
     def commit(self) -> None:
         """Write the buffer in one transaction; on failure keep it (bounded) and raise the alarm."""
-        if not self._buffer:
+        if self._batch.empty():
             return
-        points, self._buffer = self._buffer, []
+        batch, self._batch = self._batch, Batch()
+        exports, self._exports = self._exports, []
+        stamps = [p[2] for p in batch.points] + [p[2] for p in batch.texts]
+        late = {"downsample-hourly": buckets.hour_start(min(stamps), self._clock.tz)} if stamps else None
         try:
-            self.store.write(points)
+            self.store.write(batch, late_from=late)
         except Exception as error:  # noqa: BLE001 -- a failed write must never stop the engine
-            self._failed(points, error)
+            self._failed(batch, exports, error)
             return
-        self.written.add(self._clock.now_ms(), len(points))
+        self.written.add(self._clock.now_ms(), len(batch))
         self.connected = True
         self._alarms.resolve(ALARM_ID, "History points are written again")
+        if exports:
+            self.export.add(exports)
 
-    def _failed(self, points: list[Point], error: Exception) -> None:
+    def _failed(self, batch: Batch, exports: list[tuple], error: Exception) -> None:
         self.errors.add(self._clock.now_ms())
         self.connected = False
-        self._buffer = points + self._buffer
-        overflow = len(self._buffer) - MAX_BUFFERED
-        if overflow > 0:
-            self.dropped += overflow
-            del self._buffer[:overflow]  # the oldest go first
+        self._batch.merge_older(batch)
+        self._exports[:0] = exports
+        for kept in (self._batch.points, self._batch.texts, self._exports):
+            overflow = len(kept) - MAX_BUFFERED
+            if overflow > 0:
+                self.dropped += overflow if kept is not self._exports else 0
+                del kept[:overflow]  # the oldest go first; energy sums and baselines are small and kept whole
         if is_storage_full(error):
             self._storage_full()
-        log.error("history: %d point(s) not written, kept in memory: %s", len(self._buffer), error)
-        self._alarms.raise_alarm(ALARM_ID, "error", "history", f"History points cannot be written ({error}); {len(self._buffer)} kept in memory")
+        log.error("history: %d point(s) not written, kept in memory: %s", self.pending, error)
+        self._alarms.raise_alarm(ALARM_ID, "error", "history", f"History points cannot be written ({error}); {self.pending} kept in memory")
 
     # ---- the commit interval --------------------------------------------------------------------------
     def start(self) -> None:
@@ -185,7 +270,6 @@ class HistoryWriter:
             self._timer = None
 
     def final_write(self) -> None:
-        """After the workers drained and stopped: commit what is left, then close the file."""
+        """After the workers drained and stopped: commit what is left (the store is closed by its owner)."""
         self.stop()
         self.commit()
-        self.store.close()

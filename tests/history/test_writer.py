@@ -145,7 +145,7 @@ def test_a_refused_write_raises_the_alarm_and_keeps_the_points(make_house):
     history = house.engine.history
     store_write = history.store.write
 
-    def full(points):
+    def full(batch, late_from=None):
         raise sqlite3.OperationalError("database or disk is full")
 
     history.store.write = full
@@ -171,7 +171,7 @@ def test_status_counts_historized_bindings_and_the_points_of_the_last_24_hours(m
     assert status == 200
     assert json.loads(body) == {
         "configured": True, "connected": True, "enabled": True, "historizedBindings": 2,
-        "stats": {"pointsWritten24h": 2, "errors24h": 0, "pendingPoints": 0},
+        "stats": {"pointsWritten24h": 2, "errors24h": 0, "pendingPoints": 0, "droppedPoints": 0},
     }  # fmt: skip
     house.advance(24 * 3600)
     assert json.loads(house.api("GET", "/history/status")[2])["stats"]["pointsWritten24h"] == 0

@@ -51,6 +51,12 @@ CATEGORY_UNITS: dict[str, str] = {
 RETRIGGER_CATEGORIES = frozenset({"action", "motion"})
 
 
+def repeat_is_news(category: str | None, unit: str | None) -> bool:
+    """Whether a value equal to the last one is still an event: a second press, a new detection, or
+    a meter that reports the energy of its last interval in Wh (the same amount twice is consumed twice)."""
+    return category in RETRIGGER_CATEGORIES or (category == "energy" and unit == "Wh")
+
+
 def category_of(key: str) -> str:
     return KEY_CATEGORIES.get(key, "generic")
 

@@ -25,7 +25,7 @@ from hausbox.devices import handover, persistence, snapshot
 from hausbox.devices.categories import (
     CATEGORY_UNITS,
     KEY_CATEGORIES,
-    RETRIGGER_CATEGORIES,
+    repeat_is_news,
     type_of_value,
 )
 from hausbox.devices.device import Datum, Device, Order, stable_id
@@ -285,7 +285,7 @@ class DeviceManager:
             previous = datum.value
             datum.last_updated = now
             if value == previous and type(value) is type(previous):
-                if datum.category not in RETRIGGER_CATEGORIES:
+                if not repeat_is_news(datum.category, datum.unit):
                     continue
             else:
                 datum.value = value

@@ -17,7 +17,7 @@ from hausbox.core.bus import Event, EventBus
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.errors import BadRequest, Conflict, NotFound
 from hausbox.core.jsonenc import dumps, join_array
-from hausbox.devices.categories import RETRIGGER_CATEGORIES
+from hausbox.devices.categories import repeat_is_news
 from hausbox.devices.device import Device
 from hausbox.devices.manager import DeviceManager
 from hausbox.equipments.equipment import DataBinding, Equipment, OrderBinding
@@ -100,7 +100,7 @@ class EquipmentManager:
             previous = equipment.data.get(alias)
             if previous == value and type(previous) is type(value):
                 datum = self._devices.datum(binding.device_data_id)
-                if datum is None or datum.category not in RETRIGGER_CATEGORIES:
+                if datum is None or not repeat_is_news(datum.category, datum.unit):
                     continue
             equipment.data[alias] = value
             self._changed(equipment)

@@ -1,6 +1,7 @@
 """History: the local store of equipment values over time, its writer and its tier jobs (workers)."""
 
 from hausbox.core.components import Component
+from hausbox.history.export import InfluxExport
 from hausbox.history.jobs import TierJobs
 from hausbox.history.store import FILE_NAME, HistoryStore
 from hausbox.history.writer import COMMIT_INTERVAL_KEY, MAX_WRITE_KEY, MIN_WRITE_KEY, HistoryWriter, check_commit_interval, check_write_interval
@@ -12,9 +13,10 @@ def setup(engine) -> None:  # noqa: ANN001
     engine.settings.add_validator(MIN_WRITE_KEY, check_write_interval)
     engine.settings.add_validator(MAX_WRITE_KEY, check_write_interval)
     worker = engine.workers.create("history")
+    export = InfluxExport(engine.settings, engine.workers.create("history-export"), engine.clock, engine.config.data_dir, engine.alarms)
     engine.history = HistoryWriter(
         store, worker, engine.bus, engine.clock, engine.settings, engine.equipments, engine.alarms,
-        storage_full=lambda: engine.storage.write_failed(), split=engine.tariff.split,
+        storage_full=lambda: engine.storage.write_failed(), split=engine.tariff.split, export=export,
     )  # fmt: skip
     engine.history_jobs = TierJobs(store, worker, engine.clock)
 
@@ -22,15 +24,18 @@ def setup(engine) -> None:  # noqa: ANN001
 def start(engine) -> None:  # noqa: ANN001
     engine.history.start()
     engine.history_jobs.start()
+    engine.history.export.start()
 
 
 def stop(engine) -> None:  # noqa: ANN001
     engine.history.stop()
     engine.history_jobs.stop()
+    engine.history.export.stop()
 
 
 def final_write(engine) -> None:  # noqa: ANN001
-    engine.history.final_write()  # the points not yet committed
+    engine.history.final_write()  # the points not yet committed, handed to the export's disk queue
+    engine.history.export.final_write()
     engine.history.store.close()
 
 
@@ -38,7 +43,7 @@ COMPONENT = Component(
     name="history",
     requires=("equipments", "system", "energy"),
     routes="hausbox.history.routes",
-    backup_files=(FILE_NAME,),
+    backup_files=(FILE_NAME,),  # the export queue is not: a restore must not resend old points
     setup=setup,
     start=start,
     stop=stop,

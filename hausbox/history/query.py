@@ -120,8 +120,9 @@ def merge(rows: Iterable[Aggregate], bucket_of: Any) -> list[Aggregate]:
 
 
 def sparkline(store: HistoryStore, keys: list[Key], now_ms: int) -> list[float]:
-    """Up to 48 values: means over the 30-minute windows of the last 24 h, averaged across ``keys``."""
-    start = now_ms - SPARKLINE_SPAN_MS
+    """Up to 48 values: means over the last 48 half-hours (on the clock, the current one included),
+    averaged across ``keys``; a half-hour with no point has no value."""
+    start = now_ms - now_ms % SPARKLINE_WINDOW_MS - SPARKLINE_SPAN_MS + SPARKLINE_WINDOW_MS
     per_window: dict[int, list[float]] = {}
     for key in keys:
         for window, mean in store.window_means(key, start, now_ms, SPARKLINE_WINDOW_MS).items():

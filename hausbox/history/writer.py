@@ -173,7 +173,7 @@ class HistoryWriter:
             self._batch.points.append((key[0], key[1], ts, number))
         else:
             self._batch.texts.append((key[0], key[1], ts, value))
-        if self.export is not None:
+        if self.export is not None and self.export.active():
             self._exports.append((key[0], key[1], route.category, route.zone_id, route.equipment_type, ts, value))
 
     def _count_energy(self, key: Key, route: Route, value: Any, ts: int) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import time
 
 from tests.zigbee import zigbee_home
 
@@ -24,3 +25,27 @@ def test_sigterm_commits_every_point_still_in_memory(make_server, broker, mqtt_c
             "SELECT value FROM points JOIN series ON series.id = points.series WHERE equipment_id = ? AND alias = 'temperature' ORDER BY ts", (meteo["id"],)
         ).fetchall()
     assert [v for (v,) in stored] == VALUES
+
+
+def test_real_mqtt_messages_read_back_over_http(make_server, broker, mqtt_client):
+    z2m = zigbee_home(make_server, broker, mqtt_client)
+    assert z2m.api.put("/settings", {"history.minWriteInterval": 0, "history.commitIntervalSeconds": 1}).status_code == 200
+    plug = z2m.equipment("Four", "energy_meter", "cuisine_prise_four")
+    readings = [(12.0, 1000), (12.25, 1800), (12.5, 0), (12.5, 5)]  # kWh counter, W
+    for energy, power in readings:
+        z2m.publish("cuisine_prise_four", {"energy": energy, "power": power})
+        z2m.wait_value("cuisine_prise_four", "power", power)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        power = z2m.api.get(f"/history/{plug['id']}/power?from=-1h").json()
+        if len(power["points"]) == len(readings):
+            break
+        time.sleep(0.2)
+    assert power["resolution"] == "raw" and power["category"] == "power"
+    assert [p["value"] for p in power["points"]] == [w for _, w in readings]
+    energy = z2m.api.get(f"/history/{plug['id']}/energy?from=-1h&aggregation=1h").json()
+    assert sum(p["value"] for p in energy["points"]) == 500.0  # Wh: 12.0 -> 12.5 kWh
+    assert {"energy", "power"} <= set(z2m.api.get(f"/history/{plug['id']}").json()["aliases"])
+    assert z2m.api.get(f"/history/sparkline/{plug['id']}/power").json()["values"]
+    status = z2m.api.get("/history/status").json()
+    assert status["connected"] is True and status["stats"]["pointsWritten24h"] >= len(readings)

@@ -1,0 +1,105 @@
+"""Energy readings through the real pipeline: the baseline arbiter and the sums split peak/off-peak."""
+
+from __future__ import annotations
+
+import pytest
+
+from hausbox.devices.discovery import DataSpec
+from hausbox.history import buckets
+from hausbox.history.meters import MeterArbiter
+from tests.inprocess import PARIS, local_ms
+
+START = "2026-06-15 21:00"
+OFF_PEAK_NIGHTS = {"schedules": [{"days": [0, 1, 2, 3, 4, 5, 6], "slots": [{"start": "06:00", "end": "22:00", "tariff": "hp"}, {"start": "22:00", "end": "06:00", "tariff": "hc"}]}], "prices": {"hp": 0.25, "hc": 0.15}}
+
+
+def meter(house, name="linky", unit="kWh", equipment_type="main_energy_meter"):
+    device = house.device(name, [DataSpec("energy", "number", "energy", unit), DataSpec("power", "number", "power", "W")])
+    return house.equipment(name, equipment_type, [device])
+
+
+def sums(house, equipment_id, tier="energy_hourly"):
+    return house.engine.history.store.energy(tier, equipment_id, "energy", 0, 2**62)
+
+
+def test_the_arbiter_counts_differences_and_starts_a_new_baseline_on_a_reset():
+    arbiter = MeterArbiter({}, 0)
+    key = ("eq", "energy")
+    assert arbiter.consumed(key, 100.0, "kWh", 1) == (0.0, (100.0, 1))  # the first reading: a baseline only
+    assert arbiter.consumed(key, 100.5, "kWh", 2) == (500.0, (100.5, 2))
+    assert arbiter.consumed(key, 3.0, "kWh", 3) == (0.0, (3.0, 3))  # replaced: a new baseline, no negative
+    assert arbiter.consumed(key, 3.25, "kWh", 4) == (250.0, (3.25, 4))
+    assert arbiter.consumed(key, "n/a", "kWh", 5) == (0.0, None)
+    interval = ("eq2", "energy")
+    assert arbiter.consumed(interval, 12.0, "Wh", 6) == (12.0, None)  # a Wh meter gives its interval
+    assert arbiter.consumed(interval, -1.0, "Wh", 7) == (0.0, None)
+    metrics = arbiter.metrics({key: {"name": "Linky", "type": "main_energy_meter", "role": "main", "separateSupply": False}})
+    [entry] = metrics["meters"]
+    assert entry["kind"] == "cumulative" and entry["readings"] == 5 and entry["countedWh"] == 750.0
+    assert entry["resets"] == 1 and entry["refused"] == 1 and entry["baseline"]["reading"] == 3.25
+
+
+def test_every_reading_counts_even_those_the_write_filter_keeps_out(make_house):
+    house = make_house(start=START)
+    house.engine.tariff.replace(OFF_PEAK_NIGHTS)
+    house.engine.settings.set("history.minWriteInterval", 3_600_000)  # the filter writes one reading an hour
+    linky = meter(house)
+    house.start()
+    for minute in range(0, 121, 10):  # 21:00 to 23:00, +0.1 kWh every 10 min
+        house.report("linky", energy=round(1000 + minute / 100, 2))
+        house.advance(600)
+    raw = house.engine.history.store.raw(linky, "energy")
+    assert len(raw) == 3  # 21:00, 22:00, 23:00: the filter kept the others out of the raw points
+    t21, t22, t23 = (local_ms(f"2026-06-15 {h}:00") for h in (21, 22, 23))
+    assert sums(house, linky) == [
+        # 21:10, 21:20, 21:30: windows all hp (300); 21:40: 20 min hp, 10 hc; 21:50: 10 hp, 20 hc
+        (t21, pytest.approx(300 + 200 / 3 + 100 / 3), pytest.approx(100 / 3 + 200 / 3)),
+        (t22, 0.0, pytest.approx(600.0)),  # six readings, all hc
+        (t23, 0.0, pytest.approx(100.0)),
+    ]
+
+
+def test_windows_across_a_slot_bound_are_split_by_minutes(make_house):
+    house = make_house(start="2026-06-15 21:40")
+    house.engine.tariff.replace(OFF_PEAK_NIGHTS)
+    linky = meter(house)
+    house.start()
+    house.report("linky", energy=10.0)
+    house.advance(600)
+    house.report("linky", energy=10.3)  # at 21:50: window 21:50-22:20, 10 min hp and 20 min hc
+    house.advance(10)
+    [(hour, hp, hc)] = sums(house, linky)
+    assert hour == local_ms("2026-06-15 21:00")
+    assert (hp, hc) == (pytest.approx(100.0), pytest.approx(200.0))
+    [(day, day_hp, day_hc)] = sums(house, linky, "energy_daily")
+    assert day == buckets.midnight(buckets.local(hour, PARIS).date(), PARIS) and (day_hp, day_hc) == (hp, hc)
+
+
+def test_a_restart_even_unclean_continues_from_the_last_committed_baseline(make_house):
+    house = make_house(start="2026-06-15 10:00")
+    linky = meter(house)
+    house.start()
+    house.report("linky", energy=50.0)
+    house.advance(10)  # committed: the baseline is 50.0
+    house.report("linky", energy=50.2)
+    house.advance(10)
+    house.restart()
+    house.start()
+    house.report("linky", energy=50.5)
+    house.advance(10)
+    assert sum(hp + hc for _h, hp, hc in sums(house, linky)) == pytest.approx(500.0)
+
+
+def test_a_meter_reset_is_a_new_baseline_and_an_interval_meter_adds_its_readings(make_house):
+    house = make_house(start="2026-06-15 10:00")
+    linky = meter(house)
+    clamp = meter(house, "clamp", unit="Wh", equipment_type="energy_meter")
+    house.start()
+    for value in (7.0, 7.1, 0.0, 0.05):
+        house.report("linky", energy=value)
+        house.report("clamp", energy=25)
+        house.advance(60)
+    assert sum(hp + hc for _h, hp, hc in sums(house, linky)) == pytest.approx(150.0)  # 100 before, 50 after the reset
+    assert sum(hp + hc for _h, hp, hc in sums(house, clamp)) == pytest.approx(100.0)
+    status, _, _ = house.api("GET", "/history/status")
+    assert status == 200

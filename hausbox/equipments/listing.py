@@ -63,11 +63,15 @@ class EquipmentListing:
         budget = self._budget_ms(datum.id) or FALLBACK_BUDGET_MS
         return now_ms() - datum.last_updated <= budget
 
-    def submeters_json(self) -> list[dict[str, Any]]:
+    def submeters(self) -> list[Equipment]:
+        """The consumption submeters in the spec's order (also the series of ``/energy/by-usage``)."""
         ranked = []
         for equipment in self._equipments.all():
             group = self._group(equipment)
             if group is not None:
                 ranked.append((group, equipment.name.lower(), equipment))
         ranked.sort(key=lambda item: item[:2])
-        return [{**self._equipments.to_json(e), "powerReadingCurrent": self.power_reading_current(e)} for _, _, e in ranked]
+        return [equipment for _, _, equipment in ranked]
+
+    def submeters_json(self) -> list[dict[str, Any]]:
+        return [{**self._equipments.to_json(e), "powerReadingCurrent": self.power_reading_current(e)} for e in self.submeters()]

@@ -24,7 +24,8 @@ def _success(route: Route) -> dict[str, Any]:
         return {"204": {"description": "Done (no body)"}}
     if returns == "Any":
         return {str(route.status): {"description": "Success"}}
-    return {str(route.status): {"description": "Success", "content": {"application/json": {"schema": {}}}}}
+    schema = route.response or {}
+    return {str(route.status): {"description": schema.get("description", "Success"), "content": {"application/json": {"schema": schema}}}}
 
 
 def _operation(route: Route) -> dict[str, Any]:
@@ -33,7 +34,8 @@ def _operation(route: Route) -> dict[str, Any]:
         "summary": route.summary,
         "x-access": route.access,
         "parameters": [
-            {"name": name, "in": "path", "required": True, "schema": {"type": "string"}} for name in _PARAM.findall(route.path)
+            *({"name": name, "in": "path", "required": True, "schema": {"type": "string"}} for name in _PARAM.findall(route.path)),
+            *route.params,
         ],
         "responses": {
             **_success(route),

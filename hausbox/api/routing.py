@@ -61,6 +61,10 @@ class Route:
     # Checks a password or a code: every request counts against the caller's address and account
     # before its body is read, as login (auth/rate_limit.py); more than the limit is a 429.
     checks_secret: bool = False
+    # Documentation only (the OpenAPI document): the success body's JSON Schema, whose
+    # ``description`` describes the response, and the query parameters (OpenAPI parameter objects).
+    response: Schema | None = None
+    params: tuple[dict[str, Any], ...] = ()
     validator: BodyValidator | None = field(default=None, compare=False, repr=False)
     access: Access = field(init=False, compare=False)  # from the access table, once: read on every request
 

@@ -1,2 +1,3 @@
 """Energy: the tariff (peak ``hp`` / off-peak ``hc`` schedules and prices), its classification of
-energy readings, and the energy status. History-backed routes come with the history store."""
+energy readings, and the energy reads made from the history store's sums: status, history per
+calendar period, the breakdown by submeter, and the baseline arbiter's metrics."""

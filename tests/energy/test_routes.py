@@ -102,10 +102,24 @@ def test_a_standard_user_reads_but_does_not_write(home):
     assert (refused.status_code, refused.json()) == (403, {"error": "Admin access required"})
 
 
-def test_status_sees_the_meters_but_no_energy_sums_yet(home):
+def test_history_without_a_main_meter_is_a_404_and_a_bad_query_a_400(home):
+    response = home.admin.get("/energy/history", params={"period": "year", "date": "2026-01-01"})
+    assert (response.status_code, response.json()) == (404, {"error": "No energy equipment configured"})
+    response = home.admin.get("/energy/by-usage", params={"period": "fortnight"})
+    assert (response.status_code, response.json()) == (400, {"error": "Invalid period. Use: day, week, month, year"})
+    assert home.admin.get("/energy/by-usage").json()["totals"]["totalCost"] == 0
+
+
+def test_status_sees_the_meters_and_the_history_answers(home):
     zone = home.admin.post("/zones", {"name": "House"}).json()
     for kind in ("main_energy_meter", "energy_production_meter"):
         assert home.admin.post("/equipments", {"name": kind, "type": kind, "zoneId": zone["id"]}).status_code == 201
     answer = status(home)
     assert answer["hasProduction"] is True
-    assert (answer["available"], answer["sources"], answer["lastDataAt"]) == (False, [], None)
+    assert (answer["available"], answer["sources"], answer["lastDataAt"]) == (True, [], None)  # no device bound, no reading yet
+    _user, api = home.new_user()
+    for period, buckets in (("day", (23, 24, 25)), ("week", (7,)), ("month", (28, 29, 30, 31)), ("year", (12,))):
+        response = api.get("/energy/history", params={"period": period})
+        assert response.status_code == 200, response.text
+        assert len(response.json()["points"]) in buckets and response.json()["totals"]["cost_total"] == 0
+    assert api.get("/energy/arbiter/metrics").json()["meters"] == []  # no energy binding yet

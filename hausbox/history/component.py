@@ -3,7 +3,7 @@
 from hausbox.core.components import Component
 from hausbox.history.export import InfluxExport
 from hausbox.history.jobs import TierJobs
-from hausbox.history.store import FILE_NAME, HistoryStore
+from hausbox.history.store import FILE_NAME, JOURNAL_NAME, HistoryStore
 from hausbox.history.writer import COMMIT_INTERVAL_KEY, MAX_WRITE_KEY, MIN_WRITE_KEY, HistoryWriter, check_commit_interval, check_write_interval
 
 
@@ -43,7 +43,7 @@ COMPONENT = Component(
     name="history",
     requires=("equipments", "system", "energy"),
     routes="hausbox.history.routes",
-    backup_files=(FILE_NAME,),  # the export queue is not: a restore must not resend old points
+    backup_files=(FILE_NAME, JOURNAL_NAME),  # the export queue is not: a restore must not resend old points
     setup=setup,
     start=start,
     stop=stop,

@@ -60,6 +60,11 @@ class TierJobs:
     def run(self) -> None:
         """Downsample, then expire; a failure is recorded on the job and retried at the next run."""
         self.runs += 1
+        try:
+            self._store.flush()  # the hours to make must be in SQLite
+        except Exception as error:  # noqa: BLE001 -- the writer reports a store that refuses writes
+            log.error("history: flush before the jobs failed: %s", error)
+            return
         for name, step in ((HOURLY, self._hourly), (DAILY, self._daily), ("retention", self._retention)):
             try:
                 step()

@@ -123,8 +123,5 @@ def sparkline(store: HistoryStore, keys: list[Key], now_ms: int) -> list[float]:
     """Up to 48 values: means over the last 48 half-hours (on the clock, the current one included),
     averaged across ``keys``; a half-hour with no point has no value."""
     start = now_ms - now_ms % SPARKLINE_WINDOW_MS - SPARKLINE_SPAN_MS + SPARKLINE_WINDOW_MS
-    per_window: dict[int, list[float]] = {}
-    for key in keys:
-        for window, mean in store.window_means(key, start, now_ms, SPARKLINE_WINDOW_MS).items():
-            per_window.setdefault(window, []).append(mean)
+    per_window = store.window_means(keys, start, now_ms, SPARKLINE_WINDOW_MS)
     return [round(sum(means) / len(means), 4) for _window, means in sorted(per_window.items())]

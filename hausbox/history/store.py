@@ -1,33 +1,51 @@
-"""The local history store: its own SQLite file beside the main database.
+"""The local history store: its own SQLite file beside the main database, and its journal.
 
 Plain sqlite3, not Pony: one writer (the history worker's greenlet) inserts points in batches, and a
-raw point must cost a few bytes, so the tables are small WITHOUT ROWID b-trees keyed by a small
-series id and a timestamp in ms (a raw point is about 24 bytes on disk). WAL with
-synchronous=NORMAL: a commit is one WAL append; a power cut or kill -9 may lose the last commit,
-never corrupt the file.
+raw point must cost a few bytes, so the tables are small WITHOUT ROWID b-trees keyed by a
+timestamp in ms and a small series id (a raw point is about 24 bytes on disk). Time first, so new
+rows go to the end of each table: a flush writes new pages once and rewrites only the last page
+and the right edge above it (1 KB pages); a series' range is one scan of the range's rows, and
+retention deletes the start of a table.
+
+Writes reach SQLite in two steps, to spare the SD card: ``write`` appends each commit's batch to
+the journal (``hausbox.history.journal``: durable against kill -9, a few hundred bytes) and keeps it
+in memory, where every read sees it; ``flush`` moves it all into SQLite in one transaction every
+few minutes (and before the jobs run, and at stop). SQLite uses a rollback journal with
+synchronous=FULL: a flush survives a power cut, and the pages it appends are written once.
 
 Tiers, each with its retention (``TIERS``):
 - ``points``: raw numbers (booleans as 1/0); ``text_points``: raw text and enum values;
 - ``hourly`` and ``daily``: min, max, mean, sum and count per local hour and local day, made from
   the raw points by the downsampling job (``hausbox.history.jobs``) behind a watermark;
 - ``energy_hourly`` and ``energy_daily``: Wh per local hour and day split peak/off-peak, added at
-  write time in the same transaction as the points and the meters' baselines (``meters``), so a
-  reading is counted once whatever happens to the process.
-
-Every write goes through ``write`` (one transaction). Reads return plain tuples.
+  write time in the same batch as the points and the meters' baselines (``meters``), so a reading
+  is counted once whatever happens to the process.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
+
+from hausbox.history.journal import Journal
+
+log = logging.getLogger("hausbox.history")
 
 FILE_NAME = "history.db"
 DAY_MS = 86_400_000
 YEAR_MS = 365 * DAY_MS
+
+PAGE_SIZE = 1024  # a commit rewrites the last page of each table it touches: small pages, few bytes
+LAYOUT = 2
+JOURNAL_NAME = "history-pending.log"
+JOURNAL_JOB = "journal-flushed"  # its done_until: the last journal sequence SQLite holds
+POINTS_TABLE = """CREATE TABLE IF NOT EXISTS points (
+    ts INTEGER NOT NULL, series INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (ts, series)
+) WITHOUT ROWID"""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS series (
@@ -36,27 +54,24 @@ CREATE TABLE IF NOT EXISTS series (
     alias TEXT NOT NULL,
     UNIQUE (equipment_id, alias)
 );
-CREATE TABLE IF NOT EXISTS points (
-    series INTEGER NOT NULL, ts INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (series, ts)
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS text_points (
-    series INTEGER NOT NULL, ts INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (series, ts)
+    ts INTEGER NOT NULL, series INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (ts, series)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS hourly (
-    series INTEGER NOT NULL, ts INTEGER NOT NULL,
+    ts INTEGER NOT NULL, series INTEGER NOT NULL,
     min REAL NOT NULL, max REAL NOT NULL, mean REAL NOT NULL, sum REAL NOT NULL, count INTEGER NOT NULL,
-    PRIMARY KEY (series, ts)
+    PRIMARY KEY (ts, series)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS daily (
-    series INTEGER NOT NULL, ts INTEGER NOT NULL,
+    ts INTEGER NOT NULL, series INTEGER NOT NULL,
     min REAL NOT NULL, max REAL NOT NULL, mean REAL NOT NULL, sum REAL NOT NULL, count INTEGER NOT NULL,
-    PRIMARY KEY (series, ts)
+    PRIMARY KEY (ts, series)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS energy_hourly (
-    series INTEGER NOT NULL, ts INTEGER NOT NULL, hp REAL NOT NULL, hc REAL NOT NULL, PRIMARY KEY (series, ts)
+    ts INTEGER NOT NULL, series INTEGER NOT NULL, hp REAL NOT NULL, hc REAL NOT NULL, PRIMARY KEY (ts, series)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS energy_daily (
-    series INTEGER NOT NULL, ts INTEGER NOT NULL, hp REAL NOT NULL, hc REAL NOT NULL, PRIMARY KEY (series, ts)
+    ts INTEGER NOT NULL, series INTEGER NOT NULL, hp REAL NOT NULL, hc REAL NOT NULL, PRIMARY KEY (ts, series)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meters (
     series INTEGER PRIMARY KEY, reading REAL NOT NULL, ts INTEGER NOT NULL
@@ -64,7 +79,7 @@ CREATE TABLE IF NOT EXISTS meters (
 CREATE TABLE IF NOT EXISTS jobs (
     name TEXT PRIMARY KEY, done_until INTEGER NOT NULL, last_run INTEGER, last_status TEXT, last_error TEXT
 );
-"""
+""" + POINTS_TABLE + ";"
 
 # name -> retention in ms. Raw points outlive their retention until they are downsampled.
 TIERS = {
@@ -104,51 +119,144 @@ class Batch:
             sums[0] += hp
             sums[1] += hc
 
-    def merge_older(self, older: "Batch") -> None:
-        """Put a batch that failed to commit back in front of this one."""
-        self.points[:0] = older.points
-        self.texts[:0] = older.texts
-        for mine, theirs in ((self.energy_hourly, older.energy_hourly), (self.energy_daily, older.energy_daily)):
+    def merge(self, other: "Batch", older: bool = False) -> None:
+        """Add ``other``'s content: after this batch's, or before it when ``older`` (a failed commit)."""
+        if older:
+            self.points[:0] = other.points
+            self.texts[:0] = other.texts
+        else:
+            self.points.extend(other.points)
+            self.texts.extend(other.texts)
+        for mine, theirs in ((self.energy_hourly, other.energy_hourly), (self.energy_daily, other.energy_daily)):
             for bucket, (hp, hc) in theirs.items():
                 sums = mine.setdefault(bucket, [0.0, 0.0])
                 sums[0] += hp
                 sums[1] += hc
-        for key, baseline in older.meters.items():
-            self.meters.setdefault(key, baseline)
+        for key, baseline in other.meters.items():
+            if older:
+                self.meters.setdefault(key, baseline)
+            else:
+                self.meters[key] = baseline
+
+    def document(self, late_from: dict[str, int] | None) -> dict[str, Any]:
+        """The batch as the journal keeps it: keys listed once, then referred to by index."""
+        index: dict[Key, int] = {}
+
+        def ref(key: Key) -> int:
+            return index.setdefault(key, len(index))
+
+        body = {
+            "p": [[ref((e, a)), ts, v] for e, a, ts, v in self.points],
+            "t": [[ref((e, a)), ts, v] for e, a, ts, v in self.texts],
+            "eh": [[ref(key), bucket, hp, hc] for (key, bucket), (hp, hc) in self.energy_hourly.items()],
+            "ed": [[ref(key), bucket, hp, hc] for (key, bucket), (hp, hc) in self.energy_daily.items()],
+            "m": [[ref(key), reading, ts] for key, (reading, ts) in self.meters.items()],
+            "l": late_from or {},
+        }
+        body["k"] = list(index)
+        return body
+
+    @classmethod
+    def from_document(cls, body: dict[str, Any]) -> "Batch":
+        keys = [tuple(key) for key in body["k"]]
+        return cls(
+            points=[(*keys[k], ts, v) for k, ts, v in body["p"]],
+            texts=[(*keys[k], ts, v) for k, ts, v in body["t"]],
+            energy_hourly={(keys[k], bucket): [hp, hc] for k, bucket, hp, hc in body["eh"]},
+            energy_daily={(keys[k], bucket): [hp, hc] for k, bucket, hp, hc in body["ed"]},
+            meters={keys[k]: (reading, ts) for k, reading, ts in body["m"]},
+        )  # type: ignore[arg-type]
 
 
 class HistoryStore:
-    """The history file. Used from one greenlet at a time, never across a yield inside a transaction."""
+    """The history file and its journal. Used from one greenlet at a time, never across a yield
+    inside a transaction. What ``write`` took is readable at once (reads add what waits in memory)."""
 
     def __init__(self, path: Path):
         self.path = path
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # only takes on a new file
+        # A rollback journal, not WAL: a flush appends new pages, written once; WAL writes each twice.
+        self._db.execute("PRAGMA journal_mode=DELETE")
+        self._db.execute("PRAGMA synchronous=FULL")  # a flush is rare: make it survive a power cut
+        self._upgrade()
         self._db.executescript(SCHEMA)
+        self._db.execute(f"PRAGMA user_version={LAYOUT}")
         self._load_series()
+        self._pending = Batch()  # journaled, not yet in SQLite
+        self._late: dict[str, int] = {}
+        self._journal = Journal(path.with_name(JOURNAL_NAME))
+        self._replay()
+
+    def _replay(self) -> None:
+        """What the journal holds past the last flush goes back to memory, then to SQLite."""
+        flushed = self.watermark(JOURNAL_JOB) or 0
+        for sequence, body in self._journal.replay():
+            if sequence > flushed:
+                self._take(Batch.from_document(body), body.get("l"))
+        self._journal.sequence = max(self._journal.sequence, flushed)
+        if not self._pending.empty():
+            log.info("history: %d point(s) taken back from the journal", len(self._pending))
+            try:
+                self.flush()
+            except sqlite3.Error as error:  # kept in memory and in the journal: the writer retries
+                log.error("history: the journal could not be moved to the store: %s", error)
+
+    def _upgrade(self) -> None:
+        """The first layout keyed points by (series, ts): copy them into the time-first table."""
+        row = self._db.execute("SELECT sql FROM sqlite_master WHERE name = 'points'").fetchone()
+        if row is None or "PRIMARY KEY (series, ts)" not in row[0]:
+            return
+        with self._transaction():
+            self._db.execute("ALTER TABLE points RENAME TO points_v1")
+            self._db.execute(POINTS_TABLE)
+            self._db.execute("INSERT INTO points (ts, series, value) SELECT ts, series, value FROM points_v1")
+            self._db.execute("DROP TABLE points_v1")
 
     def _load_series(self) -> None:
         self._series = {(e, a): i for i, e, a in self._db.execute("SELECT id, equipment_id, alias FROM series")}
 
     # ---- writing ------------------------------------------------------------------------------------
     def write(self, batch: Batch, late_from: dict[str, int] | None = None) -> None:
-        """Write ``batch`` in one transaction. ``late_from``: job name -> a time before which the
-        batch holds points its job already passed, so the job's watermark moves back to it."""
+        """Make ``batch`` durable (one journal append) and readable; SQLite gets it at ``flush``.
+        ``late_from``: job name -> a time before which the batch holds points its job already
+        passed, so the job's watermark moves back to it."""
+        self._journal.append(batch.document(late_from))
+        self._take(batch, late_from)
+
+    def _take(self, batch: Batch, late_from: dict[str, int] | None) -> None:
+        self._pending.merge(batch)
+        for job, since in (late_from or {}).items():
+            self._late[job] = min(self._late.get(job, since), since)
+
+    @property
+    def pending(self) -> int:
+        """Points journaled and not yet in SQLite."""
+        return len(self._pending)
+
+    def flush(self) -> int:
+        """Move what is pending into SQLite in one transaction, then start the journal again."""
+        batch, late = self._pending, self._late
+        if batch.empty() and not late:
+            return 0
         db = self._db
         with self._transaction(reload_series=True):
             sid = self._series_id
-            db.executemany("INSERT OR REPLACE INTO points (series, ts, value) VALUES (?, ?, ?)", [(sid(e, a), ts, v) for e, a, ts, v in batch.points])
-            db.executemany("INSERT OR REPLACE INTO text_points (series, ts, value) VALUES (?, ?, ?)", [(sid(e, a), ts, v) for e, a, ts, v in batch.texts])
+            db.executemany("INSERT OR REPLACE INTO points (ts, series, value) VALUES (?, ?, ?)", [(ts, sid(e, a), v) for e, a, ts, v in batch.points])
+            db.executemany("INSERT OR REPLACE INTO text_points (ts, series, value) VALUES (?, ?, ?)", [(ts, sid(e, a), v) for e, a, ts, v in batch.texts])
             for table, sums in (("energy_hourly", batch.energy_hourly), ("energy_daily", batch.energy_daily)):
                 db.executemany(
-                    f"INSERT INTO {table} (series, ts, hp, hc) VALUES (?, ?, ?, ?) "
-                    "ON CONFLICT (series, ts) DO UPDATE SET hp = hp + excluded.hp, hc = hc + excluded.hc",
-                    [(sid(*key), bucket, hp, hc) for (key, bucket), (hp, hc) in sums.items()],
+                    f"INSERT INTO {table} (ts, series, hp, hc) VALUES (?, ?, ?, ?) "
+                    "ON CONFLICT (ts, series) DO UPDATE SET hp = hp + excluded.hp, hc = hc + excluded.hc",
+                    [(bucket, sid(*key), hp, hc) for (key, bucket), (hp, hc) in sums.items()],
                 )
             db.executemany("INSERT OR REPLACE INTO meters (series, reading, ts) VALUES (?, ?, ?)", [(sid(*key), reading, ts) for key, (reading, ts) in batch.meters.items()])
-            for job, since in (late_from or {}).items():
+            for job, since in late.items():
                 db.execute("UPDATE jobs SET done_until = ? WHERE name = ? AND done_until > ?", (since, job, since))
+            self._done(JOURNAL_JOB, self._journal.sequence, 0)  # with the data: a replay skips what is here
+        self._pending, self._late = Batch(), {}
+        self._journal.clear()
+        return len(batch)
 
     @contextmanager
     def _transaction(self, reload_series: bool = False) -> Iterator[None]:
@@ -179,7 +287,8 @@ class HistoryStore:
 
     def meter_baselines(self) -> dict[Key, tuple[float, int]]:
         by_id = {i: key for key, i in self._series.items()}
-        return {by_id[s]: (reading, ts) for s, reading, ts in self._db.execute("SELECT series, reading, ts FROM meters") if s in by_id}
+        stored = {by_id[s]: (reading, ts) for s, reading, ts in self._db.execute("SELECT series, reading, ts FROM meters") if s in by_id}
+        return {**stored, **self._pending.meters}
 
     # ---- jobs: downsampling and retention (run by hausbox.history.jobs) ------------------------------
     def job(self, name: str, default_until: int) -> tuple[int, int | None, str | None, str | None]:
@@ -191,9 +300,11 @@ class HistoryStore:
         return row
 
     def watermark(self, name: str) -> int | None:
-        """How far a job has gone (None: it never ran); read only."""
+        """How far a job has gone (None: it never ran), a late point waiting to be flushed included."""
         row = self._db.execute("SELECT done_until FROM jobs WHERE name = ?", (name,)).fetchone()
-        return row[0] if row else None
+        if row is None:
+            return None
+        return min(row[0], self._late.get(name, row[0]))
 
     def job_failed(self, name: str, now_ms: int, error: str) -> None:
         self._db.execute("UPDATE jobs SET last_run = ?, last_status = 'error', last_error = ? WHERE name = ?", (now_ms, error[:500], name))
@@ -203,14 +314,12 @@ class HistoryStore:
         ``sub_hour`` ms), and the job's watermark moved to ``end``, in one transaction."""
         db = self._db
         with self._transaction():
-            rows = 0
-            for series in self._series.values():
-                rows += db.execute(
-                    "INSERT OR REPLACE INTO hourly (series, ts, min, max, mean, sum, count) "
-                    "SELECT series, ts - ((ts + ?) % 3600000) AS hour, min(value), max(value), avg(value), sum(value), count(*) "
-                    "FROM points WHERE series = ? AND ts >= ? AND ts < ? GROUP BY hour",
-                    (sub_hour, series, start, end),
-                ).rowcount
+            rows = db.execute(
+                "INSERT OR REPLACE INTO hourly (ts, series, min, max, mean, sum, count) "
+                "SELECT ts - ((ts + ?) % 3600000) AS hour, series, min(value), max(value), avg(value), sum(value), count(*) "
+                "FROM points WHERE ts >= ? AND ts < ? GROUP BY hour, series",
+                (sub_hour, start, end),
+            ).rowcount
             self._done("downsample-hourly", end, now_ms)
             db.execute("UPDATE jobs SET done_until = ? WHERE name = 'downsample-daily' AND done_until > ?", (start, start))
         return rows
@@ -220,14 +329,13 @@ class HistoryStore:
         db = self._db
         with self._transaction():
             rows = 0
-            for series in self._series.values():
-                for start, end in days:
-                    rows += db.execute(
-                        "INSERT OR REPLACE INTO daily (series, ts, min, max, mean, sum, count) "
-                        "SELECT series, ?, min(min), max(max), sum(mean * count) / sum(count), sum(sum), sum(count) "
-                        "FROM hourly WHERE series = ? AND ts >= ? AND ts < ? GROUP BY series",
-                        (start, series, start, end),
-                    ).rowcount
+            for start, end in days:
+                rows += db.execute(
+                    "INSERT OR REPLACE INTO daily (ts, series, min, max, mean, sum, count) "
+                    "SELECT ?, series, min(min), max(max), sum(mean * count) / sum(count), sum(sum), sum(count) "
+                    "FROM hourly WHERE ts >= ? AND ts < ? GROUP BY series",
+                    (start, start, end),
+                ).rowcount
             self._done("downsample-daily", days[-1][1], now_ms)
         return rows
 
@@ -242,23 +350,31 @@ class HistoryStore:
         return {name for (name,) in self._db.execute("SELECT name FROM jobs")}
 
     def expire(self, tier: str, before_ms: int, now_ms: int) -> int:
-        """Delete ``tier``'s rows older than ``before_ms``, series by series (each an index range)."""
+        """Delete ``tier``'s rows older than ``before_ms`` (the start of each table: keys begin with the time)."""
         db = self._db
         with self._transaction():
             deleted = 0
             for table in TIER_TABLES[tier]:
-                for series in self._series.values():
-                    deleted += db.execute(f"DELETE FROM {table} WHERE series = ? AND ts < ?", (series, before_ms)).rowcount
+                deleted += db.execute(f"DELETE FROM {table} WHERE ts < ?", (before_ms,)).rowcount
             self._done(f"retention-{tier}", before_ms, now_ms)
         return deleted
 
     # ---- reading ------------------------------------------------------------------------------------
     def raw(self, equipment_id: str, alias: str, from_ms: int = 0, to_ms: int | None = None, limit: int = -1) -> list[tuple[int, float]]:
         """The raw points of one series in [from_ms, to_ms), oldest first; the newest ``limit`` when set."""
-        return self._range("points", equipment_id, alias, "ts, value", from_ms, to_ms, limit)
+        return self._raw("points", self._pending.points, equipment_id, alias, from_ms, to_ms, limit)
 
     def raw_text(self, equipment_id: str, alias: str, from_ms: int = 0, to_ms: int | None = None, limit: int = -1) -> list[tuple[int, str]]:
-        return self._range("text_points", equipment_id, alias, "ts, value", from_ms, to_ms, limit)
+        return self._raw("text_points", self._pending.texts, equipment_id, alias, from_ms, to_ms, limit)
+
+    def _raw(self, table: str, pending: list, equipment_id: str, alias: str, from_ms: int, to_ms: int | None, limit: int) -> list:
+        end = to_ms if to_ms is not None else 2**62
+        waiting = {ts: v for e, a, ts, v in pending if ts >= from_ms and ts < end and a == alias and e == equipment_id}
+        stored = self._range(table, equipment_id, alias, "ts, value", from_ms, end, -1 if waiting else limit)
+        if waiting:
+            stored = sorted({**dict(stored), **waiting}.items())  # a pending point replaces a stored one at its ms
+            return stored[-limit:] if limit >= 0 else stored
+        return stored
 
     def aggregates(self, tier: str, equipment_id: str, alias: str, from_ms: int, to_ms: int | None = None) -> list[Aggregate]:
         """Rows of the ``hourly`` or ``daily`` tier in [from_ms, to_ms), oldest first."""
@@ -266,9 +382,19 @@ class HistoryStore:
         return self._range(tier, equipment_id, alias, "ts, min, max, mean, sum, count", from_ms, to_ms, -1)
 
     def energy(self, tier: str, equipment_id: str, alias: str, from_ms: int, to_ms: int) -> list[tuple[int, float, float]]:
-        """``(bucket, hp_wh, hc_wh)`` rows of ``energy_hourly`` or ``energy_daily``."""
+        """``(bucket, hp_wh, hc_wh)`` rows of ``energy_hourly`` or ``energy_daily`` (and what is pending)."""
         assert tier in ("energy_hourly", "energy_daily")
-        return self._range(tier, equipment_id, alias, "ts, hp, hc", from_ms, to_ms, -1)
+        rows = self._range(tier, equipment_id, alias, "ts, hp, hc", from_ms, to_ms, -1)
+        pending = self._pending.energy_hourly if tier == "energy_hourly" else self._pending.energy_daily
+        waiting = [(bucket, hp, hc) for (key, bucket), (hp, hc) in pending.items() if key == (equipment_id, alias) and from_ms <= bucket < to_ms]
+        if not waiting:
+            return rows
+        sums = {ts: [hp, hc] for ts, hp, hc in rows}
+        for bucket, hp, hc in waiting:
+            into = sums.setdefault(bucket, [0.0, 0.0])
+            into[0] += hp
+            into[1] += hc
+        return [(ts, hp, hc) for ts, (hp, hc) in sorted(sums.items())]
 
     def _range(self, table: str, equipment_id: str, alias: str, columns: str, from_ms: int, to_ms: int | None, limit: int) -> list:
         series = self._series.get((equipment_id, alias))
@@ -276,30 +402,45 @@ class HistoryStore:
             return []
         end = to_ms if to_ms is not None else 2**62
         if limit < 0:
-            return self._db.execute(f"SELECT {columns} FROM {table} WHERE series = ? AND ts >= ? AND ts < ? ORDER BY ts", (series, from_ms, end)).fetchall()
-        rows = self._db.execute(f"SELECT {columns} FROM {table} WHERE series = ? AND ts >= ? AND ts < ? ORDER BY ts DESC LIMIT ?", (series, from_ms, end, limit)).fetchall()
+            return self._db.execute(f"SELECT {columns} FROM {table} WHERE ts >= ? AND ts < ? AND series = ? ORDER BY ts", (from_ms, end, series)).fetchall()
+        rows = self._db.execute(f"SELECT {columns} FROM {table} WHERE ts >= ? AND ts < ? AND series = ? ORDER BY ts DESC LIMIT ?", (from_ms, end, series, limit)).fetchall()
         rows.reverse()
         return rows
 
-    def window_means(self, key: Key, from_ms: int, to_ms: int, window_ms: int) -> dict[int, float]:
-        """The mean of one series' raw points per window of ``window_ms`` from ``from_ms``."""
-        series = self._series.get(key)
-        if series is None:
-            return {}
-        query = "SELECT ts - ((ts - ?) % ?) AS w, avg(value) FROM points WHERE series = ? AND ts >= ? AND ts < ? GROUP BY w"
-        return dict(self._db.execute(query, (from_ms, window_ms, series, from_ms, to_ms)).fetchall())
+    def window_means(self, keys: list[Key], from_ms: int, to_ms: int, window_ms: int) -> dict[int, list[float]]:
+        """Per window of ``window_ms`` from ``from_ms``: the mean of each series of ``keys`` with raw
+        points in it (one scan of the range for all of them, and what is pending)."""
+        sums: dict[tuple[object, int], list[float]] = {}
+        ids = [self._series[key] for key in keys if key in self._series]
+        if ids:
+            marks = ", ".join("?" * len(ids))
+            query = f"SELECT series, ts - ((ts - ?) % ?) AS w, sum(value), count(*) FROM points WHERE ts >= ? AND ts < ? AND series IN ({marks}) GROUP BY series, w"
+            for series, window, total, count in self._db.execute(query, (from_ms, window_ms, from_ms, to_ms, *ids)):
+                sums[(series, window)] = [total, count]
+        wanted = set(keys)
+        for e, a, ts, value in self._pending.points:
+            if from_ms <= ts < to_ms and (e, a) in wanted:
+                into = sums.setdefault((self._series.get((e, a), (e, a)), ts - (ts - from_ms) % window_ms), [0.0, 0])
+                into[0] += value
+                into[1] += 1
+        means: dict[int, list[float]] = {}
+        for (_series, window), (total, count) in sums.items():
+            means.setdefault(window, []).append(total / count)
+        return means
 
     def aliases_since(self, equipment_id: str, since_ms: int) -> list[str]:
-        """The aliases of ``equipment_id`` with a point (raw, text or hourly) since ``since_ms``."""
-        found = []
-        for (eq, alias), series in sorted(self._series.items(), key=lambda item: item[0][1]):
-            if eq != equipment_id:
-                continue
-            for table in ("points", "text_points", "hourly", "energy_hourly"):
-                if self._db.execute(f"SELECT 1 FROM {table} WHERE series = ? AND ts >= ? LIMIT 1", (series, since_ms)).fetchone():
-                    found.append(alias)
-                    break
-        return found
+        """The aliases of ``equipment_id`` with data since ``since_ms``: the hourly tier up to its
+        watermark, raw points after it, text points, energy sums (each one range of a table) and
+        what is pending."""
+        made = self.watermark("downsample-hourly") or since_ms
+        found: set[int] = set()
+        for table, start in (("hourly", since_ms), ("points", max(since_ms, made)), ("text_points", since_ms), ("energy_hourly", since_ms)):
+            found.update(series for (series,) in self._db.execute(f"SELECT DISTINCT series FROM {table} WHERE ts >= ?", (start,)))
+        aliases = {alias for (eq, alias), series in self._series.items() if eq == equipment_id and series in found}
+        pending = self._pending
+        aliases.update(a for e, a, ts, _v in pending.points + pending.texts if e == equipment_id and ts >= since_ms)
+        aliases.update(key[1] for key, bucket in pending.energy_hourly if key[0] == equipment_id and bucket >= since_ms)
+        return sorted(aliases)
 
     def count(self, table: str = "points") -> int:
         return self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
@@ -311,3 +452,4 @@ class HistoryStore:
 
     def close(self) -> None:
         self._db.close()
+        self._journal.close()

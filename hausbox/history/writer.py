@@ -4,9 +4,11 @@ The bus handler that feeds it only looks up, in a cache, what the binding is to 
 (historized, an energy meter, or nothing) and enqueues; the write filter, the meters' arbiter, the
 buffer and the store run in the ``history`` worker's greenlet. The cache is emptied when an
 equipment or a device changes, so a decision never outlives what it was made from. The
-buffer is committed in one transaction every commit interval (``history.commitIntervalSeconds``),
-and by ``final_write`` at shutdown, so SIGTERM loses nothing and kill -9 at most one interval.
-A failed commit (a full disk) raises an alarm and keeps the points in memory, up to a bound.
+buffer is committed every commit interval (``history.commitIntervalSeconds``): appended to the
+store's journal, durable at once; the store moves the journal into SQLite every
+``FLUSH_INTERVAL_S`` and by ``final_write`` at shutdown, so SIGTERM loses nothing and kill -9 at
+most one commit interval. A failed commit or flush (a full disk) raises an alarm and keeps the
+points in memory, up to a bound.
 
 An energy reading is counted by the meters' arbiter before the write filter looks at it, so the
 energy sums (Wh per local hour and day, split peak/off-peak by the tariff at the reading's time)
@@ -35,6 +37,8 @@ MAX_WRITE_KEY = "history.maxWriteInterval"
 DEFAULT_COMMIT_INTERVAL_S = 5.0
 MAX_COMMIT_INTERVAL_S = 300.0
 MAX_BUFFERED = 200_000  # points kept in memory while the store refuses them (~30 MB at worst)
+FLUSH_INTERVAL_S = 600  # journaled points move into SQLite this often (see store.py: why)
+MAX_PENDING = 20_000  # or as soon as this many wait
 ALARM_ID = "history-write"
 
 
@@ -106,12 +110,13 @@ class HistoryWriter:
         self.written = Last24h()
         self.errors = Last24h()
         self.connected = True  # the last commit succeeded
+        self._flushed_at = clock.now_ms()
         self.dropped = 0
         for event_type in _STRUCTURE_EVENTS:
             bus.on(event_type, self._structure_changed)
         worker.on("equipment.data.changed", self._take, accept=self._wanted)
         worker.on("equipment.removed", self._removed)
-        worker.on("settings.changed", lambda event: self._read_settings())
+        worker.on("settings.changed", self._settings_changed)
 
     # ---- the bus side: in memory, never waits ---------------------------------------------------
     def _wanted(self, event: Event) -> bool:
@@ -143,6 +148,12 @@ class HistoryWriter:
     def _read_settings(self) -> None:
         self._filter.min_interval_ms = int(self._settings.get(MIN_WRITE_KEY, rules.MIN_WRITE_INTERVAL_MS))
         self._filter.max_interval_ms = int(self._settings.get(MAX_WRITE_KEY, rules.MAX_WRITE_INTERVAL_MS))
+
+    def _settings_changed(self, event: Event) -> None:
+        self._read_settings()
+        if COMMIT_INTERVAL_KEY in event.get("keys", ()) and self._timer is not None:
+            self._timer.cancel()
+            self._schedule()  # a shorter interval takes effect now, not after the longer one ends
 
     def _removed(self, event: Event) -> None:
         self._filter.forget(event["equipmentId"])
@@ -232,15 +243,32 @@ class HistoryWriter:
             self._failed(batch, exports, error)
             return
         self.written.add(self._clock.now_ms(), len(batch))
-        self.connected = True
-        self._alarms.resolve(ALARM_ID, "History points are written again")
         if exports:
             self.export.add(exports)
+        if self.store.pending >= MAX_PENDING or self._clock.now_ms() - self._flushed_at >= FLUSH_INTERVAL_S * 1000:
+            self.flush()
+        else:
+            self._healthy()
+
+    def flush(self) -> None:
+        """Move the journaled points into SQLite; on failure they stay journaled and in memory."""
+        self._flushed_at = self._clock.now_ms()
+        try:
+            self.store.flush()
+        except Exception as error:  # noqa: BLE001 -- a failed flush must never stop the engine
+            self._failed(Batch(), [], error)
+            return
+        self._healthy()
+
+    def _healthy(self) -> None:
+        if not self.connected:
+            self.connected = True
+            self._alarms.resolve(ALARM_ID, "History points are written again")
 
     def _failed(self, batch: Batch, exports: list[tuple], error: Exception) -> None:
         self.errors.add(self._clock.now_ms())
         self.connected = False
-        self._batch.merge_older(batch)
+        self._batch.merge(batch, older=True)
         self._exports[:0] = exports
         for kept in (self._batch.points, self._batch.texts, self._exports):
             overflow = len(kept) - MAX_BUFFERED
@@ -249,8 +277,9 @@ class HistoryWriter:
                 del kept[:overflow]  # the oldest go first; energy sums and baselines are small and kept whole
         if is_storage_full(error):
             self._storage_full()
-        log.error("history: %d point(s) not written, kept in memory: %s", self.pending, error)
-        self._alarms.raise_alarm(ALARM_ID, "error", "history", f"History points cannot be written ({error}); {self.pending} kept in memory")
+        waiting = self.pending + self.store.pending
+        log.error("history: %d point(s) not written, kept in memory: %s", waiting, error)
+        self._alarms.raise_alarm(ALARM_ID, "error", "history", f"History points cannot be written ({error}); {waiting} kept in memory")
 
     # ---- the commit interval --------------------------------------------------------------------------
     def start(self) -> None:
@@ -270,6 +299,8 @@ class HistoryWriter:
             self._timer = None
 
     def final_write(self) -> None:
-        """After the workers drained and stopped: commit what is left (the store is closed by its owner)."""
+        """After the workers drained and stopped: commit what is left and move it all into SQLite
+        (the store is closed by its owner)."""
         self.stop()
         self.commit()
+        self.flush()

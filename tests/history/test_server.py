@@ -49,3 +49,21 @@ def test_real_mqtt_messages_read_back_over_http(make_server, broker, mqtt_client
     assert z2m.api.get(f"/history/sparkline/{plug['id']}/power").json()["values"]
     status = z2m.api.get("/history/status").json()
     assert status["connected"] is True and status["stats"]["pointsWritten24h"] >= len(readings)
+
+
+def test_kill_9_loses_nothing_older_than_the_commit_interval(make_server, broker, mqtt_client):
+    z2m = zigbee_home(make_server, broker, mqtt_client)
+    assert z2m.api.put("/settings", {"history.minWriteInterval": 0, "history.commitIntervalSeconds": 1}).status_code == 200
+    meteo = z2m.equipment("Meteo", "sensor", "salon_meteo")
+    for value in VALUES:
+        z2m.publish("salon_meteo", {"temperature": value})
+        z2m.wait_value("salon_meteo", "temperature", value)
+    time.sleep(2.5)  # two commit intervals: journaled, not yet in history.db (it moves every 10 minutes)
+    server = z2m.home.server
+    server.kill()
+    with sqlite3.connect(server.data_dir / "history.db") as db:
+        assert db.execute("SELECT count(*) FROM points").fetchone()[0] == 0
+    server.restart()
+    api = server.api(z2m.api.token)
+    points = api.get(f"/history/{meteo['id']}/temperature?from=-1h").json()["points"]
+    assert [p["value"] for p in points] == VALUES

@@ -189,6 +189,7 @@ def test_retention_deletes_each_tier_past_its_own_age(tmp_path):
     now = local_ms("2026-06-15 08:10")
     clock = ManualClock(PARIS, now)
     store.write(Batch(points=[(*A, now - 60_000, 1.0)]))
+    store.flush()
     series = store.series_of(*A)
     ages = {"hourly": (700, 740), "daily": (3600, 3700), "energy_hourly": (700, 740), "energy_daily": (3600, 3700)}  # days: kept, gone
     with sqlite3.connect(tmp_path / "history.db") as db:
@@ -200,4 +201,18 @@ def test_retention_deletes_each_tier_past_its_own_age(tmp_path):
     with sqlite3.connect(tmp_path / "history.db") as db:
         for table, (kept, _gone) in ages.items():
             assert db.execute(f"SELECT ts FROM {table} WHERE ts < ?", (now - 7 * DAY_MS,)).fetchall() == [(now - kept * DAY_MS,)], table
+    store.close()
+
+
+def test_a_store_of_the_first_layout_is_upgraded_with_its_points(tmp_path):
+    with sqlite3.connect(tmp_path / "history.db") as db:
+        db.executescript(
+            "CREATE TABLE series (id INTEGER PRIMARY KEY, equipment_id TEXT NOT NULL, alias TEXT NOT NULL, UNIQUE (equipment_id, alias));"
+            "CREATE TABLE points (series INTEGER NOT NULL, ts INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (series, ts)) WITHOUT ROWID;"
+            "INSERT INTO series VALUES (1, 'eq', 'a'); INSERT INTO points VALUES (1, 1000, 20.5), (1, 2000, 21.0);"
+        )
+    store = HistoryStore(tmp_path / "history.db")
+    assert store.raw(*A) == [(1000, 20.5), (2000, 21.0)]
+    store.write(Batch(points=[(*A, 3000, 22.0)]))
+    assert store.raw(*A, 2000) == [(2000, 21.0), (3000, 22.0)]
     store.close()

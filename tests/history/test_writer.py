@@ -7,7 +7,9 @@ import json
 import sqlite3
 
 from hausbox.devices.discovery import DataSpec
+from hausbox.history.journal import Journal
 from hausbox.history.rules import WriteFilter, is_historized
+from hausbox.history.store import JOURNAL_NAME, Batch
 from tests.inprocess import local_ms
 
 START = "2026-06-15 08:00"
@@ -31,11 +33,15 @@ def raw(house, equipment_id, alias):
 
 
 def committed(house, equipment_id, alias):
-    """What another reader of history.db sees: only what was committed."""
+    """What a restart would find: the points in history.db and those in the journal beside it."""
     with sqlite3.connect(house.data_dir / "history.db") as db:
-        return db.execute(
+        stored = db.execute(
             "SELECT ts, value FROM points JOIN series ON series.id = points.series WHERE equipment_id = ? AND alias = ? ORDER BY ts", (equipment_id, alias)
         ).fetchall()
+    journal = Journal(house.data_dir / JOURNAL_NAME)
+    journaled = [(ts, v) for _seq, body in journal.replay() for e, a, ts, v in Batch.from_document(body).points if (e, a) == (equipment_id, alias)]
+    journal.close()
+    return sorted(stored + journaled)
 
 
 def test_rules_override_then_alias_then_category():

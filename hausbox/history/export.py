@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import re
-from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ import requests
 from hausbox.core.clock import Clock, iso_utc
 from hausbox.core.urls import MASK, mask_credentials
 from hausbox.core.workers import Worker
+from hausbox.history.counts import Last24h
 from hausbox.history.export_queue import ExportQueue
 from hausbox.history.lineprotocol import ExportPoint, encode
 
@@ -155,7 +155,7 @@ class InfluxExport:
         self._delay_s = backoff_s[0]
         self._failing_since: int | None = None
         self._alarmed = False
-        self._sent: deque[list[int]] = deque()  # [hour, lines sent] for the last 24 hours
+        self._sent = Last24h()
         self.connected: bool | None = None  # None: not tried since start or the last settings change
         self.rejected = 0  # lines in batches the server refused as malformed
         self.last_error: str | None = None
@@ -278,13 +278,7 @@ class InfluxExport:
         now = self._clock.now_ms()
         self.last_error = None
         self.last_sent_at = now
-        hour = now // 3_600_000
-        if self._sent and self._sent[-1][0] == hour:
-            self._sent[-1][1] += lines
-        else:
-            self._sent.append([hour, lines])
-        while self._sent[0][0] <= hour - 24:
-            self._sent.popleft()
+        self._sent.add(now, lines)
 
     def _settings_changed(self, _event: Any) -> None:
         """New settings: forget the old server's state and try the new one at once."""
@@ -304,12 +298,12 @@ class InfluxExport:
     def status(self) -> dict[str, Any]:
         """``export`` inside ``GET /history/status``."""
         target = target_from(self._settings)
-        hour = self._clock.now_ms() // 3_600_000
+        now = self._clock.now_ms()
         return {
             "configured": target is not None, "enabled": self._settings.get(ENABLED_KEY) is True,
             "connected": bool(self.connected) and self.active(), "version": target.version if target else None,
             "url": target.shown_url if target else None, "queued": self._queue.count if self._queue else 0,
-            "sent24h": sum(count for h, count in self._sent if h > hour - 24), "dropped": self._queue.dropped if self._queue else 0,
+            "sent24h": self._sent.total(now), "dropped": self._queue.dropped if self._queue else 0,
             "rejected": self.rejected, "lastError": self.last_error, "lastSentAt": iso_utc(self.last_sent_at),
         }  # fmt: skip
 

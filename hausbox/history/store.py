@@ -39,7 +39,7 @@ FILE_NAME = "history.db"
 DAY_MS = 86_400_000
 YEAR_MS = 365 * DAY_MS
 
-PAGE_SIZE = 1024  # a commit rewrites the last page of each table it touches: small pages, few bytes
+PAGE_SIZE = 4096  # a commit rewrites the last page of each table it touches: small pages, few bytes
 LAYOUT = 2
 JOURNAL_NAME = "history-pending.log"
 JOURNAL_JOB = "journal-flushed"  # its done_until: the last journal sequence SQLite holds
@@ -177,7 +177,7 @@ class HistoryStore:
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # only takes on a new file
         # A rollback journal, not WAL: a flush appends new pages, written once; WAL writes each twice.
-        self._db.execute("PRAGMA journal_mode=DELETE")
+        self._db.execute("PRAGMA journal_mode=TRUNCATE")
         self._db.execute("PRAGMA synchronous=FULL")  # a flush is rare: make it survive a power cut
         self._upgrade()
         self._db.executescript(SCHEMA)

@@ -26,6 +26,7 @@ from hausbox.core.clock import Clock, parse_iso
 from hausbox.core.storage import is_storage_full
 from hausbox.core.workers import Worker
 from hausbox.history import buckets, rules
+from hausbox.history.counts import Last24h
 from hausbox.history.meters import MeterArbiter
 from hausbox.history.store import TIERS, Batch, HistoryStore, Key
 
@@ -52,23 +53,6 @@ def check_write_interval(value: Any) -> None:
     """The validator of the write filter's intervals: milliseconds, 0 to a day."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 86_400_000:
         raise ValueError("must be a whole number of milliseconds between 0 and 86400000")
-
-
-class Last24h:
-    """Counts per hour, summed over the last 24 hours (the status route's stats)."""
-
-    def __init__(self) -> None:
-        self._hours: dict[int, int] = {}
-
-    def add(self, now_ms: int, count: int = 1) -> None:
-        hour = now_ms // 3_600_000
-        self._hours[hour] = self._hours.get(hour, 0) + count
-        for old in [h for h in self._hours if h <= hour - 24]:
-            del self._hours[old]
-
-    def total(self, now_ms: int) -> int:
-        hour = now_ms // 3_600_000
-        return sum(count for h, count in self._hours.items() if h > hour - 24)
 
 
 _STRUCTURE_EVENTS = ("equipment.created", "equipment.updated", "equipment.removed", "device.discovered", "device.removed")

@@ -201,6 +201,7 @@ class House:
         self._boot()
         self.zone_id = self.engine.zones.create(zone)["id"] if zone else self.engine.zones.root().id
         self._token: str | None = None
+        self._app: tuple[Any, Any] | None = None
 
     def _boot(self) -> None:
         options = self._options
@@ -377,7 +378,9 @@ class House:
         def start_response(status: str, headers: list, exc_info: Any = None) -> None:
             answer["status"], answer["headers"] = int(status.split()[0]), dict(headers)
 
-        chunks = build_app(self.engine)(environ, start_response)
+        if self._app is None or self._app[0] is not self.engine:
+            self._app = (self.engine, build_app(self.engine))  # once per engine: routes are built at start
+        chunks = self._app[1](environ, start_response)
         try:
             content = b"".join(chunks)
         finally:

@@ -4,7 +4,7 @@ Why: a SQLite commit rewrites whole pages (the last page of each table, the inte
 it) and WAL writes them twice (the log, then the checkpoint), so committing every few seconds costs
 an SD card several times the points' own bytes. The writer instead appends each batch here (a few
 hundred bytes, one ``write``: a kill -9 loses nothing appended), keeps it in memory, and the store
-moves everything to SQLite every few minutes in one transaction; then the journal starts again.
+moves everything to SQLite every half hour in one transaction; then the journal starts again.
 
 A frame is ``length (4 bytes) | crc32 (4) | sequence (8) | zlib(JSON)``. A torn last frame (the
 process died mid-write) fails its check and is ignored with what follows. Each flush records the

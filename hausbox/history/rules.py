@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -42,7 +43,7 @@ def numeric_value(value: Any) -> float | None:
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, (int, float)):
-        return float(value)
+        return float(value) if math.isfinite(value) else None  # NaN and infinities make no point
     if isinstance(value, str) and value in ("ON", "OFF", "true", "false"):
         return 1.0 if value in ("ON", "true") else 0.0
     return None

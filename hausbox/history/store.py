@@ -10,7 +10,7 @@ retention deletes the start of a table.
 Writes reach SQLite in two steps, to spare the SD card: ``write`` appends each commit's batch to
 the journal (``hausbox.history.journal``: durable against kill -9, a few hundred bytes) and keeps it
 in memory, where every read sees it; ``flush`` moves it all into SQLite in one transaction every
-few minutes (and before the jobs run, and at stop). SQLite uses a rollback journal with
+half hour (and before the jobs run, and at stop). SQLite uses a rollback journal with
 synchronous=FULL: a flush survives a power cut, and the pages it appends are written once.
 
 Tiers, each with its retention (``TIERS``):
@@ -39,13 +39,24 @@ FILE_NAME = "history.db"
 DAY_MS = 86_400_000
 YEAR_MS = 365 * DAY_MS
 
-PAGE_SIZE = 4096  # a commit rewrites the last page of each table it touches: small pages, few bytes
-LAYOUT = 2
+PAGE_SIZE = 1024  # a commit rewrites the last page of each table it touches: small pages, few bytes
+LAYOUT = 3
 JOURNAL_NAME = "history-pending.log"
 JOURNAL_JOB = "journal-flushed"  # its done_until: the last journal sequence SQLite holds
+# A raw number is kept in hundredths as a small integer (2-3 bytes) when that is exact, the usual case
+# for a sensor, else as a REAL in ``value`` (8 bytes); the other column is NULL (no byte at all).
 POINTS_TABLE = """CREATE TABLE IF NOT EXISTS points (
-    ts INTEGER NOT NULL, series INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (ts, series)
+    ts INTEGER NOT NULL, series INTEGER NOT NULL, centi INTEGER, value REAL, PRIMARY KEY (ts, series)
 ) WITHOUT ROWID"""
+VALUE = "coalesce(value, centi / 100.0)"  # a raw point's number, in SQL
+
+
+def encoded(value: float) -> tuple[int | None, float | None]:
+    """``(centi, value)`` as the points table keeps ``value``: exact either way."""
+    centi = round(value * 100) if abs(value) < 1e13 else None
+    if centi is not None and centi / 100 == value:
+        return centi, None
+    return None, value
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS series (
@@ -145,9 +156,11 @@ class Batch:
         def ref(key: Key) -> int:
             return index.setdefault(key, len(index))
 
+        base = min((p[2] for p in self.points + self.texts), default=0)  # times as offsets: short numbers
         body = {
-            "p": [[ref((e, a)), ts, v] for e, a, ts, v in self.points],
-            "t": [[ref((e, a)), ts, v] for e, a, ts, v in self.texts],
+            "b": base,
+            "p": [[ref((e, a)), ts - base, v] for e, a, ts, v in self.points],
+            "t": [[ref((e, a)), ts - base, v] for e, a, ts, v in self.texts],
             "eh": [[ref(key), bucket, hp, hc] for (key, bucket), (hp, hc) in self.energy_hourly.items()],
             "ed": [[ref(key), bucket, hp, hc] for (key, bucket), (hp, hc) in self.energy_daily.items()],
             "m": [[ref(key), reading, ts] for key, (reading, ts) in self.meters.items()],
@@ -159,9 +172,10 @@ class Batch:
     @classmethod
     def from_document(cls, body: dict[str, Any]) -> "Batch":
         keys = [tuple(key) for key in body["k"]]
+        base = body["b"]
         return cls(
-            points=[(*keys[k], ts, v) for k, ts, v in body["p"]],
-            texts=[(*keys[k], ts, v) for k, ts, v in body["t"]],
+            points=[(*keys[k], base + ts, v) for k, ts, v in body["p"]],
+            texts=[(*keys[k], base + ts, v) for k, ts, v in body["t"]],
             energy_hourly={(keys[k], bucket): [hp, hc] for k, bucket, hp, hc in body["eh"]},
             energy_daily={(keys[k], bucket): [hp, hc] for k, bucket, hp, hc in body["ed"]},
             meters={keys[k]: (reading, ts) for k, reading, ts in body["m"]},
@@ -203,9 +217,9 @@ class HistoryStore:
                 log.error("history: the journal could not be moved to the store: %s", error)
 
     def _upgrade(self) -> None:
-        """The first layout keyed points by (series, ts): copy them into the time-first table."""
+        """Earlier layouts: points keyed (series, ts), then REAL values only. Copied into this one."""
         row = self._db.execute("SELECT sql FROM sqlite_master WHERE name = 'points'").fetchone()
-        if row is None or "PRIMARY KEY (series, ts)" not in row[0]:
+        if row is None or "centi" in row[0]:
             return
         with self._transaction():
             self._db.execute("ALTER TABLE points RENAME TO points_v1")
@@ -242,7 +256,7 @@ class HistoryStore:
         db = self._db
         with self._transaction(reload_series=True):
             sid = self._series_id
-            db.executemany("INSERT OR REPLACE INTO points (ts, series, value) VALUES (?, ?, ?)", [(ts, sid(e, a), v) for e, a, ts, v in batch.points])
+            db.executemany("INSERT OR REPLACE INTO points (ts, series, centi, value) VALUES (?, ?, ?, ?)", [(ts, sid(e, a), *encoded(v)) for e, a, ts, v in batch.points])
             db.executemany("INSERT OR REPLACE INTO text_points (ts, series, value) VALUES (?, ?, ?)", [(ts, sid(e, a), v) for e, a, ts, v in batch.texts])
             for table, sums in (("energy_hourly", batch.energy_hourly), ("energy_daily", batch.energy_daily)):
                 db.executemany(
@@ -316,7 +330,7 @@ class HistoryStore:
         with self._transaction():
             rows = db.execute(
                 "INSERT OR REPLACE INTO hourly (ts, series, min, max, mean, sum, count) "
-                "SELECT ts - ((ts + ?) % 3600000) AS hour, series, min(value), max(value), avg(value), sum(value), count(*) "
+                f"SELECT ts - ((ts + ?) % 3600000) AS hour, series, min({VALUE}), max({VALUE}), avg({VALUE}), sum({VALUE}), count(*) "
                 "FROM points WHERE ts >= ? AND ts < ? GROUP BY hour, series",
                 (sub_hour, start, end),
             ).rowcount
@@ -370,7 +384,7 @@ class HistoryStore:
     def _raw(self, table: str, pending: list, equipment_id: str, alias: str, from_ms: int, to_ms: int | None, limit: int) -> list:
         end = to_ms if to_ms is not None else 2**62
         waiting = {ts: v for e, a, ts, v in pending if ts >= from_ms and ts < end and a == alias and e == equipment_id}
-        stored = self._range(table, equipment_id, alias, "ts, value", from_ms, end, -1 if waiting else limit)
+        stored = self._range(table, equipment_id, alias, f"ts, {VALUE if table == 'points' else 'value'}", from_ms, end, -1 if waiting else limit)
         if waiting:
             stored = sorted({**dict(stored), **waiting}.items())  # a pending point replaces a stored one at its ms
             return stored[-limit:] if limit >= 0 else stored
@@ -414,7 +428,7 @@ class HistoryStore:
         ids = [self._series[key] for key in keys if key in self._series]
         if ids:
             marks = ", ".join("?" * len(ids))
-            query = f"SELECT series, ts - ((ts - ?) % ?) AS w, sum(value), count(*) FROM points WHERE ts >= ? AND ts < ? AND series IN ({marks}) GROUP BY series, w"
+            query = f"SELECT series, ts - ((ts - ?) % ?) AS w, sum({VALUE}), count(*) FROM points WHERE ts >= ? AND ts < ? AND series IN ({marks}) GROUP BY series, w"
             for series, window, total, count in self._db.execute(query, (from_ms, window_ms, from_ms, to_ms, *ids)):
                 sums[(series, window)] = [total, count]
         wanted = set(keys)

@@ -38,7 +38,7 @@ MAX_WRITE_KEY = "history.maxWriteInterval"
 DEFAULT_COMMIT_INTERVAL_S = 5.0
 MAX_COMMIT_INTERVAL_S = 300.0
 MAX_BUFFERED = 200_000  # points kept in memory while the store refuses them (~30 MB at worst)
-FLUSH_INTERVAL_S = 600  # journaled points move into SQLite this often (see store.py: why)
+FLUSH_INTERVAL_S = 1800  # journaled points move into SQLite this often (see store.py: why)
 MAX_PENDING = 20_000  # or as soon as this many wait
 ALARM_ID = "history-write"
 

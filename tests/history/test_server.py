@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 
+from hausbox.history.store import VALUE
 from tests.zigbee import zigbee_home
 
 VALUES = [18.0, 18.5, 19.0, 19.5, 20.0]
@@ -22,7 +23,7 @@ def test_sigterm_commits_every_point_still_in_memory(make_server, broker, mqtt_c
     assert server.stop() == 0  # SIGTERM, long before the 300 s commit interval
     with sqlite3.connect(server.data_dir / "history.db") as db:
         stored = db.execute(
-            "SELECT value FROM points JOIN series ON series.id = points.series WHERE equipment_id = ? AND alias = 'temperature' ORDER BY ts", (meteo["id"],)
+            f"SELECT {VALUE} FROM points JOIN series ON series.id = points.series WHERE equipment_id = ? AND alias = 'temperature' ORDER BY ts", (meteo["id"],)
         ).fetchall()
     assert [v for (v,) in stored] == VALUES
 
@@ -58,7 +59,7 @@ def test_kill_9_loses_nothing_older_than_the_commit_interval(make_server, broker
     for value in VALUES:
         z2m.publish("salon_meteo", {"temperature": value})
         z2m.wait_value("salon_meteo", "temperature", value)
-    time.sleep(2.5)  # two commit intervals: journaled, not yet in history.db (it moves every 10 minutes)
+    time.sleep(2.5)  # two commit intervals: journaled, not yet in history.db (it moves every 30 minutes)
     server = z2m.home.server
     server.kill()
     with sqlite3.connect(server.data_dir / "history.db") as db:

@@ -216,3 +216,12 @@ def test_a_store_of_the_first_layout_is_upgraded_with_its_points(tmp_path):
     store.write(Batch(points=[(*A, 3000, 22.0)]))
     assert store.raw(*A, 2000) == [(2000, 21.0), (3000, 22.0)]
     store.close()
+
+
+@pytest.mark.parametrize("value", [21.37, -3.05, 0.0, 1.0, 0.1234, 1e-9, 123456.789, 2.5e15, -0.01, 1 / 3])
+def test_a_raw_number_comes_back_exactly_whichever_column_keeps_it(tmp_path, value):
+    store = HistoryStore(tmp_path / "history.db")
+    store.write(Batch(points=[(*A, 1000, value)]))
+    store.flush()
+    assert store.raw(*A) == [(1000, value)]
+    store.close()

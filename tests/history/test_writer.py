@@ -9,7 +9,7 @@ import sqlite3
 from hausbox.devices.discovery import DataSpec
 from hausbox.history.journal import Journal
 from hausbox.history.rules import WriteFilter, is_historized
-from hausbox.history.store import JOURNAL_NAME, Batch
+from hausbox.history.store import JOURNAL_NAME, VALUE, Batch
 from tests.inprocess import local_ms
 
 START = "2026-06-15 08:00"
@@ -36,7 +36,7 @@ def committed(house, equipment_id, alias):
     """What a restart would find: the points in history.db and those in the journal beside it."""
     with sqlite3.connect(house.data_dir / "history.db") as db:
         stored = db.execute(
-            "SELECT ts, value FROM points JOIN series ON series.id = points.series WHERE equipment_id = ? AND alias = ? ORDER BY ts", (equipment_id, alias)
+            f"SELECT ts, {VALUE} FROM points JOIN series ON series.id = points.series WHERE equipment_id = ? AND alias = ? ORDER BY ts", (equipment_id, alias)
         ).fetchall()
     journal = Journal(house.data_dir / JOURNAL_NAME)
     journaled = [(ts, v) for _seq, body in journal.replay() for e, a, ts, v in Batch.from_document(body).points if (e, a) == (equipment_id, alias)]

@@ -192,3 +192,26 @@ def test_the_history_settings_are_checked(make_house):
         assert status == 400, (key, value, body)
     status, _, body = house.api("PUT", "/settings", {"history.commitIntervalSeconds": 2, "history.minWriteInterval": 0})
     assert status == 200, body
+
+
+def test_a_refused_flush_keeps_the_journaled_points_and_raises_the_alarm(make_house):
+    house = make_house(start=START)
+    meter = sensor(house)
+    store = house.engine.history.store
+    real_flush = store.flush
+
+    def full():
+        raise sqlite3.OperationalError("database or disk is full")
+
+    store.flush = full
+    house.start()
+    house.report("meter", temperature=20.0)
+    house.advance(10)
+    house.engine.history.flush()  # what the half-hourly flush does
+    assert house.engine.alarms.is_active("history-write")
+    assert raw(house, meter, "temperature") == [(local_ms(START), 20.0)]  # still readable, still journaled
+    assert committed(house, meter, "temperature") == [(local_ms(START), 20.0)]
+    store.flush = real_flush
+    house.engine.history.flush()
+    assert not house.engine.alarms.is_active("history-write")
+    assert store.pending == 0 and store.count() == 1

@@ -1,0 +1,1 @@
+"""MQTT publishers: house values (equipment data, zone aggregates, recipe state) sent to MQTT brokers."""

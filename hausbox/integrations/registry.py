@@ -72,6 +72,12 @@ class IntegrationRegistry:
         self._entries[integration_id] = Entry(manifest, plugin)
         return plugin
 
+    def unregister(self, integration_id: str) -> None:
+        """Stop and forget an integration (a plugin disabled or uninstalled); its devices stay."""
+        if integration_id in self._entries:
+            self._safe_stop(integration_id)
+            del self._entries[integration_id]
+
     def get(self, integration_id: str) -> Integration | None:
         entry = self._entries.get(integration_id)
         return entry.plugin if entry else None

@@ -73,6 +73,7 @@ class RecipeManager:
         self.registry = RecipeRegistry()
         self.registry.load_builtins()
         self.registry.on_registered(self._on_recipe_registered)
+        self.registry.on_unregistered(self._on_recipe_unregistered)
         self._instances: dict[str, Instance] = {}
         self._started = False
         self._load()
@@ -113,6 +114,11 @@ class RecipeManager:
             for instance in self._ordered():
                 if instance.recipe_id == recipe_id and instance.enabled and not instance.running:
                     self._start(instance)
+
+    def _on_recipe_unregistered(self, recipe_id: str) -> None:
+        for instance in self._ordered():
+            if instance.recipe_id == recipe_id:
+                self._stop(instance, "recipe removed")
 
     # ---- reads -------------------------------------------------------------------------------------
     def _ordered(self) -> list[Instance]:

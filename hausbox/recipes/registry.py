@@ -15,6 +15,7 @@ class RecipeRegistry:
     def __init__(self) -> None:
         self._recipes: dict[str, Recipe] = {}
         self._listeners: list[Callable[[str], None]] = []
+        self._unlisteners: list[Callable[[str], None]] = []
 
     def register(self, recipe: Recipe, replace: bool = False) -> Recipe:
         """Add a definition (ValueError when it breaks the API's rules or its id is taken)."""
@@ -27,7 +28,13 @@ class RecipeRegistry:
         return recipe
 
     def unregister(self, recipe_id: str) -> None:
-        self._recipes.pop(recipe_id, None)
+        if self._recipes.pop(recipe_id, None) is not None:
+            for listener in self._unlisteners:
+                listener(recipe_id)
+
+    def on_unregistered(self, listener: Callable[[str], None]) -> None:
+        """Told the id of each definition removed (a plugin disabled or uninstalled)."""
+        self._unlisteners.append(listener)
 
     def on_registered(self, listener: Callable[[str], None]) -> None:
         """Told the id of each definition registered later (a plugin loaded after boot)."""

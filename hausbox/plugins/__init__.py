@@ -1,0 +1,1 @@
+"""Plugins: the store (registry index and personal sources), installed plugin archives, their loading."""

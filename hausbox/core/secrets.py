@@ -1,11 +1,13 @@
 """Secrets generated on first start and kept in ``<data>/secrets.json`` (mode 0600).
 
 The JWT signing key lives here, so tokens issued before a restart stay valid after it; so does the
-admin token of the time-series store.
+admin token of the time-series store, and the VAPID key that signs web push messages (its public
+half is what browsers subscribe with, so it must not change).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import secrets as random
@@ -19,10 +21,22 @@ FILE_NAME = "secrets.json"
 class Secrets:
     jwt_signing_key: str
     history_token: str
+    vapid_private_key: str = ""  # P-256 private scalar, base64url (32 bytes)
 
 
-def _generate() -> dict[str, str]:
-    return {"jwtSigningKey": random.token_hex(32), "historyToken": random.token_hex(32)}
+def _vapid_key() -> str:
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    scalar = ec.generate_private_key(ec.SECP256R1()).private_numbers().private_value.to_bytes(32, "big")
+    return base64.urlsafe_b64encode(scalar).rstrip(b"=").decode("ascii")
+
+
+_GENERATORS = {"jwtSigningKey": lambda: random.token_hex(32), "historyToken": lambda: random.token_hex(32), "vapidPrivateKey": _vapid_key}
+
+
+def _generate(stored: dict[str, str]) -> dict[str, str]:
+    """A new value for each secret ``stored`` lacks."""
+    return {key: make() for key, make in _GENERATORS.items() if not stored.get(key)}
 
 
 def write_private(path: Path, text: str) -> None:
@@ -45,8 +59,8 @@ def load_or_create(data_dir: Path) -> Secrets:
         stored = json.loads(path.read_text(encoding="utf-8"))
         if path.stat().st_mode & 0o077:
             os.chmod(path, 0o600)
-    missing = {key: value for key, value in _generate().items() if not stored.get(key)}
+    missing = _generate(stored)
     if missing:
         stored.update(missing)
         write_private(path, json.dumps(stored, indent=2))
-    return Secrets(jwt_signing_key=stored["jwtSigningKey"], history_token=stored["historyToken"])
+    return Secrets(jwt_signing_key=stored["jwtSigningKey"], history_token=stored["historyToken"], vapid_private_key=stored["vapidPrivateKey"])

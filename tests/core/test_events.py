@@ -88,7 +88,7 @@ def test_no_handler_reads_a_field_its_event_does_not_declare():
 
 def test_a_strict_bus_refuses_a_payload_that_is_not_the_declared_one():
     bus = EventBus(strict=True)
-    bus.declare(declared())
+    bus.declare({name: payload for name, payload in declared().items() if name != "mqtt-broker.created"})  # one left undeclared
     bus.emit("zone.removed", zoneId="z", zoneName="Kitchen")
     with pytest.raises(TypeError, match="missing \\['zoneName'\\]"):
         bus.emit("zone.removed", zoneId="z")

@@ -186,7 +186,7 @@ class PublisherService:
         """Connect every broker (through the worker: held in shadow mode)."""
         self._running = True
         if self._worker.held_off:
-            log.info("MQTT publishers held off (%s): no broker is connected", ", ".join(self._worker._gate.reasons) or "outbound gate closed")
+            log.info("MQTT publishers held off (outbound gate closed): no broker is connected")
         self._reconcile()
 
     def stop(self) -> None:

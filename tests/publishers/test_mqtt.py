@@ -288,3 +288,19 @@ def _retained_with(client: Mqtt, topic: str) -> list[Any]:
         client.subscribe(topic)
         time.sleep(0.1)
     return client.received(topic)
+
+
+def test_shadow_mode_connects_no_broker_and_publishes_nothing(make_server, broker, mqtt_client):
+    z2m = zigbee_home(make_server, broker, mqtt_client, env={"SERVICE_SHADOW_MODE": "1"})
+    meteo = z2m.equipment("Meteo", "sensor", "salon_meteo")
+    out = created(z2m.api.post("/mqtt-brokers", {"name": "Out", "url": broker.url}))
+    publisher = add_publisher(z2m, out["id"])
+    add_mapping(z2m, publisher["id"], "temp", "equipment", meteo["id"], "temperature")
+    z2m.client.subscribe(TOPIC)
+    z2m.publish("salon_meteo", {"temperature": 23.0})
+    z2m.wait_value("salon_meteo", "temperature", 23.0)
+    time.sleep(SETTLE_S)
+    assert z2m.client.received(TOPIC) == []
+    assert z2m.api.post(f"/mqtt-publishers/{publisher['id']}/test").json() == {"published": 0}
+    listed = z2m.api.get("/mqtt-brokers").json()[0]
+    assert (listed["status"], listed["connected"]) == ("held", False)

@@ -16,7 +16,8 @@ from hausbox.core.clock import iso_utc, parse_iso
 from hausbox.core.errors import BadRequest
 from hausbox.history import buckets, rules
 from hausbox.history.jobs import DAILY, HOURLY
-from hausbox.history.store import Aggregate, HistoryStore, Key
+from hausbox.history.batch import Aggregate, Key
+from hausbox.history.store import HistoryStore
 
 AGGREGATIONS = ("raw", "1h", "1d", "auto")
 RAW_LIMIT, RAW_DISCRETE_LIMIT, AGGREGATED_LIMIT = 2500, 2000, 500

@@ -28,7 +28,8 @@ from hausbox.core.workers import Worker
 from hausbox.history import buckets, rules
 from hausbox.history.counts import Last24h
 from hausbox.history.meters import MeterArbiter
-from hausbox.history.store import TIERS, Batch, HistoryStore, Key
+from hausbox.history.batch import Batch, Key
+from hausbox.history.store import TIERS, HistoryStore
 
 log = logging.getLogger("hausbox.history")
 

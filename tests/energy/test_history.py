@@ -13,7 +13,7 @@ from datetime import datetime
 
 import pytest
 
-from hausbox.history.store import Batch
+from hausbox.history.batch import Batch
 from tests.energy.homes import NO_PRICES, TARIFF, assert_matches, committed, documented, get, main_meter, ok, production_meter, read_at
 from tests.inprocess import PARIS, local_ms
 

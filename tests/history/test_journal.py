@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 
 from hausbox.history.journal import Journal
-from hausbox.history.store import JOURNAL_NAME, Batch, HistoryStore
+from hausbox.history.batch import Batch
+from hausbox.history.store import JOURNAL_NAME, HistoryStore
 
 KEY = ("eq", "energy")
 

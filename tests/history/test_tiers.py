@@ -17,7 +17,8 @@ import pytest
 from hausbox.core.clock import ManualClock, iso_utc
 from hausbox.history import buckets, query
 from hausbox.history.jobs import DAILY, HOURLY, TierJobs
-from hausbox.history.store import DAY_MS, Batch, HistoryStore
+from hausbox.history.batch import Batch
+from hausbox.history.store import DAY_MS, HistoryStore
 from tests.inprocess import PARIS, local_ms
 
 FIRST_DAY = date(2025, 11, 1)

@@ -9,7 +9,8 @@ import sqlite3
 from hausbox.devices.discovery import DataSpec
 from hausbox.history.journal import Journal
 from hausbox.history.rules import WriteFilter, is_historized
-from hausbox.history.store import JOURNAL_NAME, VALUE, Batch
+from hausbox.history.batch import Batch
+from hausbox.history.store import JOURNAL_NAME, VALUE
 from tests.inprocess import local_ms
 
 START = "2026-06-15 08:00"

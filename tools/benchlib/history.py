@@ -31,7 +31,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from hausbox.history import buckets  # noqa: E402
-from hausbox.history.store import Batch, HistoryStore  # noqa: E402
+from hausbox.history.batch import Batch  # noqa: E402
+from hausbox.history.store import HistoryStore  # noqa: E402
 from hausbox.history.writer import MAX_PENDING  # noqa: E402
 
 TZ = ZoneInfo("Europe/Paris")

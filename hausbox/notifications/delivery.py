@@ -46,13 +46,6 @@ class DeliveryError(Exception):
         self.gone = gone
 
 
-def scrub(text: str, secrets: tuple[str, ...]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    return text
-
-
 def check_answer(response: requests.Response, what: str) -> None:
     """Raise DeliveryError for a non-2xx answer (permanent for a 4xx other than 408/425/429)."""
     status = response.status_code
@@ -62,9 +55,9 @@ def check_answer(response: requests.Response, what: str) -> None:
     raise DeliveryError(f"{what} answered {status}", permanent=permanent)
 
 
-def post(session: requests.Session, url: str, what: str, secrets: tuple[str, ...] = (), **kwargs: Any) -> requests.Response:
-    """POST with the lane's timeout; network failures become a retryable DeliveryError whose text
-    has ``secrets`` (a token in the URL) masked."""
+def post(session: requests.Session, url: str, what: str, **kwargs: Any) -> requests.Response:
+    """POST with the lane's timeout; network failures become a retryable DeliveryError naming only
+    the kind of failure (the URL may hold a token)."""
     try:
         response = session.post(url, timeout=kwargs.pop("timeout", TIMEOUT_S), **kwargs)
     except requests.Timeout:

@@ -147,8 +147,8 @@ class NotificationService:
         worker.on("equipment.data.changed", self._on_equipment, accept=lambda e: e["equipmentId"] in self._watch["equipment"], outbound=True)
         worker.on("zone.data.changed", self._on_zone, accept=lambda e: e["zoneId"] in self._watch["zone"], outbound=True)
         worker.on("recipe.instance.state.changed", self._on_recipe, accept=lambda e: e["instanceId"] in self._watch["recipe"], outbound=True)
-        worker.on("system.alarm.raised", self._on_alarm, accept=self._wants_alarms, outbound=True)
-        worker.on("system.alarm.resolved", self._on_alarm, accept=self._wants_alarms, outbound=True)
+        worker.on("system.alarm.raised", self._on_alarm_raised, accept=self._wants_alarms, outbound=True)
+        worker.on("system.alarm.resolved", self._on_alarm_resolved, accept=self._wants_alarms, outbound=True)
 
     def _load(self) -> None:
         with orm.db_session:
@@ -368,10 +368,15 @@ class NotificationService:
     def _wants_alarms(self, _event: Event) -> bool:
         return any(p.enabled and p.forward_alarms for p in self._publishers.values())
 
-    def _on_alarm(self, event: Event) -> None:
-        resolved = event["type"] == "system.alarm.resolved"
+    def _on_alarm_raised(self, event: Event) -> None:
+        self._forward_alarm(event, False, event["level"])
+
+    def _on_alarm_resolved(self, event: Event) -> None:
+        self._forward_alarm(event, True, None)
+
+    def _forward_alarm(self, event: Event, resolved: bool, level: str | None) -> None:
         text = f"{'✅' if resolved else '⚠️'} {event['source']} : {event['message']}"
-        extra = {"alarmId": event["alarmId"], "level": event.get("level"), "source": event["source"], "message": event["message"], "resolved": resolved}
+        extra = {"alarmId": event["alarmId"], "level": level, "source": event["source"], "message": event["message"], "resolved": resolved}
         for publisher in list(self._publishers.values()):
             if publisher.enabled and publisher.forward_alarms:
                 self._dispatch(publisher, Message(text, "hausbox", "alarm", extra))

@@ -39,4 +39,4 @@ def check_config(config: dict[str, Any]) -> dict[str, Any]:
 def send(session: requests.Session, config: dict[str, Any], text: str) -> None:
     base = (config.get("apiUrl") or DEFAULT_API_URL).rstrip("/")
     token = config["botToken"]
-    post(session, f"{base}/bot{token}/sendMessage", "the Telegram API", (token,), json={"chat_id": config["chatId"], "text": text})
+    post(session, f"{base}/bot{token}/sendMessage", "the Telegram API", json={"chat_id": config["chatId"], "text": text})

@@ -43,4 +43,4 @@ def send(session: requests.Session, config: dict[str, Any], payload: dict[str, A
     secret = config.get("secret")
     if secret:
         headers[SIGNATURE_HEADER] = signature(secret, body)
-    post(session, config["url"], "the webhook", tuple(filter(None, (secret,))), data=body, headers=headers)
+    post(session, config["url"], "the webhook", data=body, headers=headers)

@@ -73,6 +73,10 @@ NOT_LISTED = {
     ("PUT", "/settings"): "a flat key to value object",
     ("PUT", "/equipments/:id/action-bindings/:bindingId"): "body: not shown",
     ("POST", "/equipments/:id/timed-action"): "all four fields or an empty object (test_timed_action_takes_all_four_fields_or_none)",
+    ("PUT", "/notification-publishers/:id"): "body: not shown",
+    ("PUT", "/notification-publishers/:id/mappings/:mappingId"): "body: not shown",
+    ("POST", "/push/subscriptions"): "payload shapes of the push routes: not shown (a browser's PushSubscription: endpoint, keys)",
+    ("DELETE", "/push/subscriptions"): "payload shapes of the push routes: not shown ({endpoint})",
     ("PUT", "/mqtt-publishers/:id/mappings/:mappingId"): "any of the mapping fields",
 }
 

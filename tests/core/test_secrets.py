@@ -21,7 +21,7 @@ def test_first_load_creates_a_private_file_and_reload_gives_the_same_values(tmp_
     assert mode_of(path) == 0o600
     assert len(first.jwt_signing_key) == 64 and len(first.history_token) == 64
     assert first.jwt_signing_key != first.history_token
-    assert json.loads(path.read_text()) == {"jwtSigningKey": first.jwt_signing_key, "historyToken": first.history_token}
+    assert json.loads(path.read_text()) == {"jwtSigningKey": first.jwt_signing_key, "historyToken": first.history_token, "vapidPrivateKey": first.vapid_private_key}
 
     again = secrets.load_or_create(tmp_path)
     assert again == first
@@ -51,7 +51,7 @@ def test_a_missing_value_is_added_without_touching_the_existing_one(tmp_path):
     loaded = secrets.load_or_create(tmp_path)
     assert loaded.jwt_signing_key == "kept-signing-key"
     assert len(loaded.history_token) == 64
-    assert json.loads(path.read_text()) == {"jwtSigningKey": "kept-signing-key", "historyToken": loaded.history_token}
+    assert json.loads(path.read_text()) == {"jwtSigningKey": "kept-signing-key", "historyToken": loaded.history_token, "vapidPrivateKey": loaded.vapid_private_key}
     assert mode_of(path) == 0o600
 
 

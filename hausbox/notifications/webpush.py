@@ -22,7 +22,6 @@ import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
-from pywebpush import WebPusher, WebPushException
 
 from hausbox.core.errors import BadRequest
 from hausbox.notifications.config import http_url, optional_text
@@ -94,6 +93,10 @@ class WebPush:
     def send(self, session: requests.Session, subscription: dict[str, Any], payload: dict[str, Any], subject: str | None = None) -> None:
         """Deliver ``payload`` to one subscription ``{endpoint, keys: {p256dh, auth}}``; DeliveryError
         (``gone`` on 404 or 410: the browser unsubscribed)."""
+        # Imported here: pywebpush pulls in aiohttp (~0.3 s and several MB at start-up) for a channel
+        # most homes never use; the first push pays for it once.
+        from pywebpush import WebPusher, WebPushException
+
         endpoint = subscription["endpoint"]
         parts = urlsplit(endpoint)
         claims = {"sub": subject or DEFAULT_SUBJECT, "aud": f"{parts.scheme}://{parts.netloc}", "exp": int(time.time()) + 12 * 3600}

@@ -71,9 +71,6 @@ class Engine:
         self.secrets = secrets.load_or_create(config.data_dir)
         self.redactor.add_secret(self.secrets.jwt_signing_key)
         self.redactor.add_secret(self.secrets.history_token)
-        for component in self.components:
-            if component.migrations is not None and component.migrations not in database.migration_packages:
-                database.migration_packages.append(component.migrations)
         definers = [settings_module.define_entities] + [c.entities for c in self.components if c.entities is not None]
         self.db = database.open_database(config.data_dir / DATABASE_FILE, definers)
         self.settings = SettingsStore(self.db, self.bus, on_secret=self.redactor.add_secret)

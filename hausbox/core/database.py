@@ -29,14 +29,20 @@ class SchemaTooNew(RuntimeError):
 
 
 CORE_MIGRATIONS = "hausbox.core.migrations"
-# The packages holding migrations: the core's, then the components' (the engine adds theirs).
-migration_packages: list[str] = [CORE_MIGRATIONS]
+
+
+def migration_packages() -> list[str]:
+    """The packages holding migrations: the core's, then every component's. Asked of the components
+    each time, so what a database is migrated to never depends on whether an engine was built first."""
+    from hausbox.core.components import discover  # at call time: the components import the domains
+
+    return [CORE_MIGRATIONS] + [c.migrations for c in discover() if c.migrations is not None]
 
 
 def available_migrations() -> list[tuple[int, str, str]]:
     """``(version, name, sql)`` of every migration shipped, in version order; a version used twice raises."""
     found: dict[int, tuple[int, str, str]] = {}
-    for package in migration_packages:
+    for package in migration_packages():
         for entry in resources.files(package).iterdir():
             match = _MIGRATION_NAME.match(entry.name)
             if not match:

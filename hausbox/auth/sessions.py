@@ -10,15 +10,34 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import sys
 import uuid
 from typing import Any
 
-import jwt
 from pony import orm
 
 from hausbox.core.clock import now_ms
 from hausbox.core.errors import Unauthorized
 
+
+def _import_jwt() -> Any:
+    """PyJWT, without the RSA and EC code it loads from cryptography when that package is installed
+    (web push needs it): ~8 MB of memory at every start for algorithms we never accept (HS256 only).
+    A module set to None in sys.modules fails to import, which PyJWT takes as "not installed"."""
+    if "cryptography" in sys.modules:  # already loaded by someone else: nothing to save
+        import jwt
+
+        return jwt
+    sys.modules["cryptography"] = None  # type: ignore[assignment]
+    try:
+        import jwt
+
+        return jwt
+    finally:
+        del sys.modules["cryptography"]
+
+
+jwt = _import_jwt()
 ACCESS_TTL_DEFAULT_S = 15 * 60
 REFRESH_TTL_DEFAULT_S = 30 * 24 * 3600
 ALGORITHM = "HS256"

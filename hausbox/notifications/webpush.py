@@ -19,9 +19,6 @@ from urllib.parse import urlsplit
 
 import orjson
 import requests
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from py_vapid import Vapid02
 
 from hausbox.core.errors import BadRequest
 from hausbox.notifications.config import http_url, optional_text
@@ -69,6 +66,8 @@ def check_subscription(endpoint: str, p256dh: str, auth: str) -> tuple[str, str,
         raise BadRequest("keys.p256dh must be base64url") from None
     if len(point) != 65 or point[0] != 4:
         raise BadRequest("keys.p256dh must be an uncompressed P-256 public key (65 bytes)")
+    from cryptography.hazmat.primitives.asymmetric import ec  # here: ~8 MB most homes never need
+
     try:
         ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), point)
     except ValueError:
@@ -84,11 +83,26 @@ def check_subscription(endpoint: str, p256dh: str, auth: str) -> tuple[str, str,
 
 # ---- sending -------------------------------------------------------------------------------------
 class WebPush:
-    """Signs and encrypts with the box's VAPID key."""
+    """Signs and encrypts with the box's VAPID key. The key is loaded at its first use: cryptography
+    and py_vapid take ~8 MB of memory, which a home without web push should not pay for."""
 
     def __init__(self, private_key_b64url: str):
-        self._vapid = Vapid02.from_raw(private_key_b64url.encode("ascii"))
-        self.public_key = b64url(self._vapid.public_key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
+        self._private_key = private_key_b64url
+        self._loaded: Any = None
+
+    @property
+    def _vapid(self) -> Any:
+        if self._loaded is None:
+            from py_vapid import Vapid02
+
+            self._loaded = Vapid02.from_raw(self._private_key.encode("ascii"))
+        return self._loaded
+
+    @property
+    def public_key(self) -> str:
+        from cryptography.hazmat.primitives import serialization
+
+        return b64url(self._vapid.public_key.public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
 
     def send(self, session: requests.Session, subscription: dict[str, Any], payload: dict[str, Any], subject: str | None = None) -> None:
         """Deliver ``payload`` to one subscription ``{endpoint, keys: {p256dh, auth}}``; DeliveryError

@@ -859,8 +859,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help=f"comma-separated parts to run: {', '.join(PARTS)}")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (logs, data) for inspection")
     parser.add_argument("--output", type=Path, help="also write the JSON document to this file")
+    parser.add_argument("--disk-minutes", type=float, help="watch the disk service this long (the history store moves its journal into SQLite every 30 minutes: `--only disk --disk-minutes 65` sees whole periods)")
     args = parser.parse_args(argv)
     plan = Plan(args.quick)
+    if args.disk_minutes:
+        plan.disk_observe_s = args.disk_minutes * 60
+        plan.budget_s = max(plan.budget_s, plan.disk_observe_s + 120)
     bench = Bench(plan, parse_parts(args.only), args.keep)
 
     # Hard stop: whatever hangs, the run ends (with what it has) 45 s after its budget (< 10 min).

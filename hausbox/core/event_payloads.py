@@ -1,6 +1,7 @@
-"""Payloads of the events the core emits (``system.started``, ``settings.changed``, ``log.entry``)."""
+"""Payloads of the events the core emits (``system.started``, ``settings.changed``, ``log.entry``),
+and the shapes the outbound publishers share."""
 
-from typing import TypedDict
+from typing import Any, TypedDict
 
 SYSTEM_STARTED = "system.started"
 SETTINGS_CHANGED = "settings.changed"
@@ -20,6 +21,26 @@ class LogEntry(TypedDict):
     module: str
     msg: str
     time: str
+
+
+# Shared by the two kinds of outbound publishers (MQTT and notification): the same event shapes.
+class PublisherBody(TypedDict):
+    publisher: dict[str, Any]
+
+
+class PublisherRemoved(TypedDict):
+    publisherId: str
+    publisherName: str
+
+
+class MappingCreated(TypedDict):
+    publisherId: str
+    mapping: dict[str, Any]
+
+
+class MappingRemoved(TypedDict):
+    publisherId: str
+    mappingId: str
 
 
 CORE_EVENTS = {SYSTEM_STARTED: SystemStarted, SETTINGS_CHANGED: SettingsChanged, LOG_ENTRY: LogEntry}

@@ -7,6 +7,8 @@ administrator's ``GET /mqtt-brokers``.
 
 from typing import Any, TypedDict
 
+from hausbox.core.event_payloads import MappingCreated, MappingRemoved, PublisherBody, PublisherRemoved
+
 BROKER_CREATED = "mqtt-broker.created"
 BROKER_UPDATED = "mqtt-broker.updated"
 BROKER_REMOVED = "mqtt-broker.removed"
@@ -23,25 +25,6 @@ class BrokerBody(TypedDict):
 
 class BrokerRemoved(TypedDict):
     brokerId: str
-
-
-class PublisherBody(TypedDict):
-    publisher: dict[str, Any]
-
-
-class PublisherRemoved(TypedDict):
-    publisherId: str
-    publisherName: str
-
-
-class MappingCreated(TypedDict):
-    publisherId: str
-    mapping: dict[str, Any]
-
-
-class MappingRemoved(TypedDict):
-    publisherId: str
-    mappingId: str
 
 
 EVENTS = {

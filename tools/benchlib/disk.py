@@ -20,8 +20,9 @@ RATE = 10
 
 
 class DiskWatch:
-    def __init__(self, instance: Instance):
+    def __init__(self, instance: Instance, observe_s: float):
         self.instance = instance
+        self.observe_s = observe_s
         self.samples: list[tuple[float, int]] = []  # (seconds since t0, write_bytes since t0)
         self.io0: dict[str, int] = {}
         self.t0 = 0.0
@@ -30,7 +31,7 @@ class DiskWatch:
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        self.instance.loadgen.send({"cmd": "run", "rate": RATE, "duration": 3600, "tag": "disk", "stoppable": True})
+        self.instance.loadgen.send({"cmd": "run", "rate": RATE, "duration": self.observe_s + 600, "tag": "disk", "stoppable": True})
         time.sleep(2.0)
         pid = self.instance.service.pid
         self.t0 = time.monotonic()

@@ -253,7 +253,7 @@ class Bench:
         self.result["home"] = main.info
         log(f"home ready: 500 devices, 30 zones, 300 equipments ({main.info['setup_s']} s)")
         if disk is not None:
-            self.disk_watch = DiskWatch(disk)
+            self.disk_watch = DiskWatch(disk, self.plan.disk_observe_s)
             self.disk_watch.start()
             self.result["disk_service_home"] = {k: disk.info[k] for k in ("setup_s", "discovery_of_500_devices_s", "idle_rss_mb")}
 

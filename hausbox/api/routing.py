@@ -33,6 +33,9 @@ class Call:
     principal: "Principal | None"
     body: Any
     request: "bottle.BaseRequest"
+    # Who the audit trail names when there is no principal yet (a login attempt, an MFA step):
+    # set by the handler that learns it. Never a secret.
+    audit_actor: str | None = None
 
     @property
     def query(self) -> "bottle.FormsDict":

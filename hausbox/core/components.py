@@ -9,6 +9,8 @@ orders them by ``requires``. A component declares:
 - ``routes``: the module holding its ``ROUTES`` list (access comes from ``api/access.py``);
 - ``events``: the event types it emits, name -> payload ``TypedDict``;
 - ``backup_files``: paths under the data directory a backup must hold;
+- ``backup_excludes``: its tables a backup leaves out and a restore leaves as they are (the audit
+  trail: a restore must not erase the record of what was done since the backup, nor of the restore);
 - ``setup(engine)``: builds its services onto the engine, in dependency order;
 - the stages it takes part in, each ``hook(engine)``:
 
@@ -39,6 +41,7 @@ class Component:
     routes: str | None = None
     events: Mapping[str, type] = field(default_factory=dict)
     backup_files: tuple[str, ...] = ()
+    backup_excludes: tuple[str, ...] = ()
     setup: Hook | None = None
     start: Hook | None = None
     stop: Hook | None = None

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 import bottle
 from pony.orm.core import TransactionIntegrityError
 from pony.orm.dbapiprovider import IntegrityError
 
+from hausbox.api.access import MUTATING
 from hausbox.api.middleware import HttpMiddleware
 from hausbox.api.routing import Call, Route, all_routes, client_address
 from hausbox.core import values
@@ -44,12 +46,15 @@ def build_app(engine: "Engine") -> Callable:
     app.config["json.enable"] = False  # we encode (orjson) ourselves
     for route in all_routes():
         app.route(route.full_path, method=route.method, callback=_callback(engine, route), name=f"{route.method} {route.path}")
-    app.default_error_handler = _bottle_error
+    app.default_error_handler = lambda error: _bottle_error(engine, error)
     return HttpMiddleware(app, websocket=engine.hub.handle, cors_origins=lambda: engine.settings.get("http.corsOrigins"))
 
 
-def _bottle_error(error: bottle.HTTPError) -> bytes:
+def _bottle_error(engine: "Engine", error: bottle.HTTPError) -> bytes:
     """Bottle's own errors (no route, wrong method, unreadable body) as JSON."""
+    request = bottle.request
+    if error.status_code in (404, 405) and request.method in MUTATING and request.path.startswith("/api/v1/"):
+        engine.audit.note_unmatched(request, error.status_code)  # no route matched: no callback saw it
     messages = {404: "Not found", 405: "Method not allowed", 413: "Request body too large"}
     bottle.response.content_type = JSON_TYPE
     if error.status_code >= 500:
@@ -58,13 +63,24 @@ def _bottle_error(error: bottle.HTTPError) -> bytes:
     return json_bytes({"error": messages.get(error.status_code) or str(error.body or error.status_line)})
 
 
-def _authorize(engine: "Engine", route: Route, request: bottle.BaseRequest) -> "Principal | None":
+@dataclass(slots=True)
+class Seen:
+    """What a request revealed on its way, for the audit trail: set as each step passes."""
+
+    principal: "Principal | None" = None
+    body: Any = None
+    call: Call | None = None
+    result: Any = None
+
+
+def _authorize(engine: "Engine", route: Route, request: bottle.BaseRequest, seen: Seen) -> "Principal | None":
     header = request.environ.get("HTTP_AUTHORIZATION", "")
     if route.access == "public":
-        return engine.auth.principal_or_none(header)
+        seen.principal = engine.auth.principal_or_none(header)
+        return seen.principal
     if not engine.auth.has_users():
         raise Forbidden("Setup required", setupRequired=True)
-    principal = engine.auth.principal_from_header(header)
+    principal = seen.principal = engine.auth.principal_from_header(header)  # a refused caller is named too
     if route.access == "admin" and principal.role != "admin":
         raise Forbidden("Admin access required")
     return principal
@@ -105,16 +121,17 @@ def _read_body(route: Route, request: bottle.BaseRequest) -> Any:
 
 
 def _callback(engine: "Engine", route: Route) -> Callable[..., Any]:
-    def callback(**params: str) -> Any:
+    def serve(seen: Seen, params: dict[str, str]) -> Any:
         request = bottle.request
         try:
             # Access first: the write barrier runs before the body is read (spec, Authentication 8).
-            principal = _authorize(engine, route, request)
+            principal = _authorize(engine, route, request, seen)
             _count_attempt(engine, route, request, principal)  # after the access check, before the body
             if not all(value.strip() for value in params.values()):
                 raise NotFound("Not found")  # a blank id names nothing (Pony would strip it to none and fail)
-            body = _read_body(route, request)
-            result = route.handler(Call(engine, principal, body, request), **params)
+            body = seen.body = _read_body(route, request)
+            seen.call = Call(engine, principal, body, request)
+            result = seen.result = route.handler(seen.call, **params)
         except ApiError as error:
             return error_response(error.status, error.body(), error.headers())
         except (TransactionIntegrityError, IntegrityError) as error:
@@ -140,4 +157,17 @@ def _callback(engine: "Engine", route: Route) -> Callable[..., Any]:
         bottle.response.content_type = JSON_TYPE
         return json_bytes(result)
 
-    return callback
+    if route.method not in MUTATING:
+        return lambda **params: serve(Seen(), params)
+
+    def audited(**params: str) -> Any:
+        seen = Seen()
+        status = 500  # an exception that escapes becomes bottle's 500
+        try:
+            response = serve(seen, params)
+            status = response.status_code if isinstance(response, bottle.HTTPResponse) else bottle.response.status_code
+            return response
+        finally:
+            engine.audit.note(route, bottle.request, params, seen, status)  # appends a tuple: never waits
+
+    return audited

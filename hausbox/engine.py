@@ -24,6 +24,7 @@ from hausbox.core.logs import setup_logging
 from hausbox.core.settings import SettingsStore
 from hausbox.core.storage import secure_data_dir
 from hausbox.core.workers import Worker, Workers
+from hausbox.system import identity
 from hausbox.system.alarms import Alarms
 from hausbox.system.health import Health
 from hausbox.system.timezone import LocationWatch, resolve_zone
@@ -67,7 +68,7 @@ class Engine:
         # Workers: the subscribers that may wait (orders, database, HTTP), each on its own queue.
         self.workers = Workers(self.bus)
         if config.shadow_mode:
-            self.workers.gate.close("shadow mode")
+            self.workers.gate.close(identity.SHADOW)
         self.secrets = secrets.load_or_create(config.data_dir)
         self.redactor.add_secret(self.secrets.jwt_signing_key)
         self.redactor.add_secret(self.secrets.history_token)
@@ -77,6 +78,10 @@ class Engine:
         self.zone_choice = resolve_zone(self.settings)
         self.location = LocationWatch(self.bus, self.settings)
         self.clock = clock or Clock(self.zone_choice.tz, config.clock_skew_ms)
+        # A database restored from another box leaves this one inert until the takeover (system/identity.py).
+        self.identity = identity.resolve(config.data_dir, self.db, self.clock.now_ms(), config.shadow_mode, config.takeover)
+        if self.identity.inert and not config.shadow_mode:
+            self.workers.gate.close(identity.INERT)
         self.alarms = Alarms(self.bus)
         self.workers.overflow_listeners.append(self._worker_overflow)
         self.health = Health()

@@ -52,6 +52,11 @@ class OutboundGate:
     def reasons(self) -> list[str]:
         return sorted(self._reasons)
 
+    @property
+    def held_detail(self) -> str:
+        """Why a subsystem shows as held, for its status (empty while the gate is open)."""
+        return f"held: outbound subsystems are off ({'; '.join(self.reasons)})" if self._reasons else ""
+
 
 class Worker:
     """One bounded queue of jobs run in order by one greenlet (see the module docstring)."""

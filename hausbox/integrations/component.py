@@ -6,7 +6,7 @@ from hausbox.integrations.registry import IntegrationRegistry
 
 
 def setup(engine) -> None:  # noqa: ANN001
-    engine.integrations = IntegrationRegistry(engine.bus, engine.settings, engine.devices, engine.config.data_dir)
+    engine.integrations = IntegrationRegistry(engine.bus, engine.settings, engine.devices, engine.config.data_dir, engine.workers.gate)
     engine.integrations.load_builtins()
     engine.health.add_contributor(engine.integrations.health)
 

@@ -2,6 +2,10 @@
 
 Built-in integrations live in ``hausbox/integrations/builtin/<id>/`` with a ``manifest.json`` and
 a ``create(context)`` factory, exactly as a third-party plugin would.
+
+Integrations are outbound: while the outbound gate is closed (shadow mode, an inert instance) none
+is started, by boot, an administrator or a settings change. A copy of production connected to
+production's broker would take over its client id and send orders to the real house.
 """
 
 from __future__ import annotations
@@ -14,9 +18,10 @@ from typing import Any
 import gevent
 
 from hausbox.core.bus import EventBus
-from hausbox.core.errors import BadRequest, NotFound, ServiceUnavailable
+from hausbox.core.errors import BadRequest, Conflict, NotFound, ServiceUnavailable
 from hausbox.core.logs import by_actor
 from hausbox.core.settings import SettingsStore
+from hausbox.core.workers import OutboundGate
 from hausbox.devices.device import Device, Order
 from hausbox.devices.manager import DeviceManager
 from hausbox.integrations.api import Integration, IntegrationContext
@@ -42,8 +47,9 @@ class Entry:
 
 
 class IntegrationRegistry:
-    def __init__(self, bus: EventBus, settings: SettingsStore, devices: DeviceManager, data_dir: Path):
+    def __init__(self, bus: EventBus, settings: SettingsStore, devices: DeviceManager, data_dir: Path, gate: OutboundGate):
         self._bus = bus
+        self._gate = gate
         self._settings = settings
         self._devices = devices
         self._data_dir = data_dir
@@ -92,6 +98,9 @@ class IntegrationRegistry:
     def start_all(self) -> None:
         """Start every configured integration, each in the background: boot never waits on a broker."""
         self._started = True
+        if not self._gate.is_open:
+            log.warning("integrations not started: %s", self._gate.held_detail)
+            return
         for integration_id, entry in self._entries.items():
             if entry.plugin.is_configured():
                 gevent.spawn(self._safe_start, integration_id)
@@ -119,6 +128,7 @@ class IntegrationRegistry:
 
     def start(self, integration_id: str, by: str | None = None) -> str:
         self._require_configured(integration_id)
+        self._require_open_gate(integration_id)
         self._safe_start(integration_id)
         return self._logged(integration_id, "started", by)
 
@@ -129,6 +139,7 @@ class IntegrationRegistry:
 
     def restart(self, integration_id: str, by: str | None = None) -> str:
         self._require_configured(integration_id)
+        self._require_open_gate(integration_id)
         self._safe_stop(integration_id)
         self._safe_start(integration_id)
         return self._logged(integration_id, "restarted", by)
@@ -147,6 +158,10 @@ class IntegrationRegistry:
         if not self._entry(integration_id).plugin.is_configured():
             raise BadRequest(f"Integration {integration_id} is not configured")
 
+    def _require_open_gate(self, integration_id: str) -> None:
+        if not self._gate.is_open:
+            raise Conflict(f"Integration {integration_id} cannot start: {self._gate.held_detail}")
+
     def _logged(self, integration_id: str, what: str, by: str | None) -> str:
         """The status after an administrator's start or stop, which the log records."""
         status = self.status(integration_id)
@@ -156,7 +171,7 @@ class IntegrationRegistry:
     def _on_settings_changed(self, event: dict[str, Any]) -> None:
         touched = {key.split(".")[1] for key in event["keys"] if key.startswith("integration.") and key.count(".") >= 2}
         for integration_id in touched & set(self._entries):
-            if self._started:
+            if self._started and self._gate.is_open:
                 gevent.spawn(self._apply_new_settings, integration_id)
 
     def _apply_new_settings(self, integration_id: str) -> None:
@@ -200,6 +215,8 @@ class IntegrationRegistry:
         status = self.status(integration_id)
         detail_of = getattr(plugin, "status_detail", None)
         detail = detail_of() if detail_of else entry.detail
+        if status == "disconnected" and not self._gate.is_open:
+            detail = self._gate.held_detail
         body: dict[str, Any] = {
             "id": integration_id,
             "name": plugin.name,

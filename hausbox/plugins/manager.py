@@ -46,7 +46,6 @@ log = logging.getLogger("hausbox.plugins")
 
 RELEASE_CACHE_S = 3600.0
 OAUTH_TIMEOUT_S = 30.0
-HELD = "held: outbound subsystems are off (shadow mode or an inert instance)"
 
 
 class PluginManager:
@@ -245,7 +244,7 @@ class PluginManager:
         if plugin_id in self._fetching:
             return "disconnected", "downloading again (its files were missing)"
         if plugin_id not in self._loaded:
-            return "disconnected", HELD if not self._gate.is_open else None
+            return "disconnected", self._gate.held_detail or None
         if row["type"] == "recipe":
             return "connected", None
         plugin = self._integrations.get(plugin_id)

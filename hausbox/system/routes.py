@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from hausbox.api.openapi import build_document
@@ -9,8 +10,11 @@ from hausbox.api.query import int_param
 from hausbox.api.routing import Call, Route, all_routes
 from hausbox.api.schema import FREE_FORM_MAX_BYTES, obj, one_of
 from hausbox.core.clock import parse_iso
-from hausbox.core.errors import BadRequest
+from hausbox.core.errors import BadRequest, Conflict
 from hausbox.core.logs import LEVELS, RING_CAPACITY
+from hausbox.system import identity
+
+log = logging.getLogger("hausbox.system-routes")
 
 
 def health(call: Call) -> dict[str, Any]:
@@ -68,9 +72,18 @@ def get_timezone(call: Call) -> dict[str, Any]:
 
 
 def get_mode(call: Call) -> dict[str, Any]:
-    shadow = call.engine.config.shadow_mode
-    # An instance started in shadow mode always has a pending takeover (spec, Instance identity).
-    return {"mode": "shadow" if shadow else "normal", "takeoverPending": shadow}
+    return {**call.engine.identity.json(), "held": call.engine.workers.gate.reasons}
+
+
+def post_takeover(call: Call) -> dict[str, Any]:
+    engine = call.engine
+    if engine.identity.shadow:
+        raise Conflict("A shadow instance is a copy of production and never takes over its database")
+    if not engine.identity.takeover_pending:
+        raise Conflict("No takeover is pending: this instance already owns its database")
+    identity.confirm_takeover(engine.identity, engine.db, engine.clock.now_ms())
+    log.warning("takeover confirmed by %s", call.actor)
+    return get_mode(call)
 
 
 def openapi(call: Call) -> dict[str, Any]:
@@ -84,6 +97,24 @@ SETTINGS_BODY = {
     "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
 }
 
+MODE_RESPONSE = {
+    "type": "object",
+    "description": "mode: normal, inert (the database was restored from another instance: outbound subsystems held until the takeover) "
+    "or shadow (SERVICE_SHADOW_MODE=1: a safe copy, always pending, never taken over); banner: ask an administrator to confirm "
+    "the takeover; instanceId: this deployment (never in a backup); databaseInstanceId: the deployment the database belongs to; "
+    "restartRequired: a takeover was confirmed and applies at the next start; held: why outbound subsystems are off",
+    "required": ["mode", "takeoverPending", "banner", "instanceId", "databaseInstanceId", "restartRequired", "held"],
+    "properties": {
+        "mode": {"enum": ["normal", "inert", "shadow"]},
+        "takeoverPending": {"type": "boolean"},
+        "banner": {"type": "boolean"},
+        "instanceId": {"type": "string"},
+        "databaseInstanceId": {"type": "string"},
+        "restartRequired": {"type": "boolean"},
+        "held": {"type": "array", "items": {"type": "string"}},
+    },
+}
+
 ROUTES = [
     Route("GET", "/health", health, summary="Liveness; integrations, devices and version for an authenticated caller"),
     Route("GET", "/settings", get_settings, summary="All settings (flat key to value)"),
@@ -92,6 +123,7 @@ ROUTES = [
     Route("GET", "/logs/level", get_log_level, summary="Runtime level of the ring buffer"),
     Route("PUT", "/logs/level", put_log_level, body=obj(required={"level": one_of(*LEVELS)}), summary="Set the ring buffer's level"),
     Route("GET", "/system/timezone", get_timezone, summary="The home's time zone: {tz, source (env, location, default), offsetHours}"),
-    Route("GET", "/system/mode", get_mode, summary="Run mode: {mode (normal, shadow), takeoverPending}"),
+    Route("GET", "/system/mode", get_mode, summary="Run mode and instance identity", response=MODE_RESPONSE),
+    Route("POST", "/system/mode/takeover", post_takeover, summary="Confirm the takeover of a database restored from another instance (applies at the next start)", response=MODE_RESPONSE),
     Route("GET", "/openapi.json", openapi, summary="This document"),
 ]

@@ -1,10 +1,12 @@
-"""Routes: /auth (sign-in flows), /me (own account and API tokens), /users (administration)."""
+"""Routes: /auth (sign-in flows), /me (own account and API tokens), /users (administration); the
+MFA routes are in ``mfa_routes.py``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from hausbox.api.routing import Call, Route
+from hausbox.auth import mfa_routes
 from hausbox.api.schema import BOOLEAN, FREE_FORM_MAX_BYTES, STRING, nullable, obj, one_of, text
 
 CREDENTIALS = obj(required={"username": text(64), "password": STRING})
@@ -20,6 +22,7 @@ def setup(call: Call) -> dict[str, Any]:
 
 
 def login(call: Call) -> dict[str, Any]:
+    call.audit_actor = call.body["username"]
     return call.engine.auth.login(call.body["username"], call.body["password"])
 
 
@@ -97,7 +100,8 @@ ROUTES = [
         login,
         body=CREDENTIALS,
         checks_secret=True,
-        summary="Sign in: a token pair (10 attempts a minute per address and per account; 429 with Retry-After beyond)",
+        response={"oneOf": [mfa_routes.SIGNED_IN, mfa_routes.CHALLENGE], "description": "A token pair, or an MFA challenge"},
+        summary="Sign in: a token pair, or an MFA challenge when the account has MFA on (10 attempts a minute per address and per account; 429 with Retry-After beyond)",
     ),
     Route("POST", "/auth/refresh", refresh, body=REFRESH, summary="Exchange a refresh token for a new pair"),
     Route("POST", "/auth/logout", logout, body=REFRESH, summary="End the session of a refresh token"),
@@ -146,4 +150,5 @@ ROUTES = [
         summary="Update a user's display name, role or enabled flag",
     ),
     Route("DELETE", "/users/<id>", delete_user, summary="Delete a user (not yourself, not the last admin)"),
+    *mfa_routes.ROUTES,
 ]

@@ -1,33 +1,38 @@
-"""The auth service: first-run setup, login, refresh, logout, and turning a credential into a Principal."""
+"""The auth service: first-run setup, login (with its second factor), refresh, logout, and turning a
+credential into a Principal."""
 
 from __future__ import annotations
 
 import logging
 import secrets
-from typing import Any
+from typing import Any, Callable
 
 from pony import orm
 
 from hausbox.auth import passwords
 from hausbox.auth.api_tokens import PREFIX as API_TOKEN_PREFIX
 from hausbox.auth.api_tokens import ApiTokens
+from hausbox.auth.mfa import MfaService, normalized_code
 from hausbox.auth.principal import Principal
 from hausbox.auth.rate_limit import AttemptLimiter
 from hausbox.auth.sessions import SessionStore
 from hausbox.auth.users import UserDirectory
 from hausbox.config import Config
 from hausbox.core.bus import EventBus
-from hausbox.core.errors import Forbidden, Unauthorized
+from hausbox.core.clock import Clock
+from hausbox.core.errors import BadRequest, Forbidden, NotFound, Unauthorized
 
 log = logging.getLogger("hausbox.auth")
 
 
 class AuthService:
-    def __init__(self, db: orm.Database, bus: EventBus, settings: Any, signing_key: str, config: Config):
+    def __init__(self, db: orm.Database, bus: EventBus, settings: Any, signing_key: str, config: Config, clock: Clock,
+                 add_secret: Callable[[str], None]):  # fmt: skip
         self._bus = bus
         self.users = UserDirectory(db, bus, config.bcrypt_rounds, on_revoked=self._revoke_user)
         self.sessions = SessionStore(db, signing_key, settings)
         self.tokens = ApiTokens(db)
+        self.mfa = MfaService(db, clock, add_secret)
         # Guesses at a password or a code, per address and per account (login, password change).
         self.attempts = AttemptLimiter(config.login_rate_per_minute, 60)
         self._rounds = config.bcrypt_rounds
@@ -46,7 +51,8 @@ class AuthService:
         return self._sign_in(user["id"])
 
     def login(self, username: str, password: str) -> dict[str, Any]:
-        """A token pair for the right password of an enabled account; the route counted the address."""
+        """A token pair for the right password of an enabled account, or a challenge when the account
+        has MFA on (completed by ``verify_mfa``); the route counted the address."""
         self.attempts.count(account=username)
         found = self.users.find_for_login(username)
         if found is None:
@@ -64,7 +70,48 @@ class AuthService:
             # The same answer as a wrong password: nobody learns a disabled account's password.
             log.info("login refused: user %s is disabled", user_id)
             raise Unauthorized("Invalid credentials")
+        if self.mfa.enabled(user_id):
+            return self.mfa.challenge(user_id, self.users.info(user_id).username)
         return self._sign_in(user_id)
+
+    def verify_mfa(
+        self, token: str, code: str | None = None, backup_code: str | None = None, device_token: str | None = None,
+        trust_device: bool = False, device_name: str | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """Complete a login challenge with one second factor: the token pair (and, asked for, a
+        trusted-device token). A wrong answer is a 401; the fifth ends the challenge."""
+        given = [value for value in (code, backup_code, device_token) if value is not None]
+        if len(given) != 1:
+            raise BadRequest("Exactly one of code, backupCode or trustedDeviceToken is required")
+        if code is not None:
+            code = normalized_code(code)  # a malformed code is a 400 that costs the challenge nothing
+        peeked = self.mfa.peek_challenge(token)
+        if peeked is not None:
+            self.attempts.count(account=peeked.username)  # guesses at the code count against the account
+        challenge = self.mfa.take_challenge(token)
+        if challenge is None:
+            raise Unauthorized("Invalid or expired challenge: sign in again")
+        user_id = challenge.user_id
+        if code is not None:
+            right = self.mfa.check_code(user_id, code)
+        elif backup_code is not None:
+            right = self.mfa.use_backup_code(user_id, backup_code)
+        else:
+            right = self.mfa.check_device(user_id, device_token or "")
+        if not right:
+            log.info("MFA step refused: wrong answer for user %s", user_id)
+            if self.mfa.failed(token, challenge):
+                raise Unauthorized("Invalid code")
+            raise Unauthorized("Too many wrong codes: sign in again")
+        info = self.users.info(user_id)
+        if info is None or not info.enabled:
+            raise Unauthorized("Invalid or expired challenge: sign in again")
+        result = self._sign_in(user_id)
+        if trust_device and device_token is None:
+            device = self.mfa.trust_device(user_id, (device_name or "").strip()[:100] or "Trusted device")
+            result["trustedDeviceToken"] = device.pop("token")
+            result["trustedDevice"] = device
+        return result
 
     def _sign_in(self, user_id: str) -> dict[str, Any]:
         info = self.users.info(user_id)
@@ -92,10 +139,30 @@ class AuthService:
         self._bus.emit("auth.revoked", userId=principal.user_id, keepSessionId=principal.session_id)
         log.info("password changed for user %s; other sessions ended", principal.user_id)
 
+    def disable_mfa(self, principal: Principal, code: str | None, password: str | None) -> None:
+        """Turn the caller's own MFA off, proven by a current code or the password (nothing changes otherwise)."""
+        if (code is None) == (password is None):
+            raise BadRequest("Exactly one of code or password is required")
+        if not self.mfa.enabled(principal.user_id):
+            raise NotFound("Multi-factor authentication is not enabled")
+        if password is not None:
+            if not passwords.verify_password(password, self.users.password_hash(principal.user_id)):
+                raise BadRequest("Password is incorrect")
+        else:
+            self.mfa.require_code(principal.user_id, code or "")
+        self.mfa.disable(principal.user_id, by=principal.username)
+
+    def reset_mfa(self, user_id: str, by: str | None) -> None:
+        """An administrator turns another user's MFA off (a lost phone and lost backup codes)."""
+        if self.users.info(user_id) is None:
+            raise NotFound("User not found")
+        self.mfa.disable(user_id, by=by)
+
     def _revoke_user(self, user_id: str) -> None:
         self.sessions.end_user_sessions(user_id)
         if self.users.info(user_id) is None:
             self.tokens.forget_user(user_id)
+            self.mfa.forget_user(user_id)
         self._bus.emit("auth.revoked", userId=user_id)
 
     # ---- credentials -------------------------------------------------------------------------

@@ -23,6 +23,9 @@ SPEC_PUBLIC = {
     ("POST", "/auth/logout"),
     ("GET", "/health"),
     ("GET", "/plugins/*/oauth/callback"),
+    # Not in the spec's list, whose MFA challenge flow is "not shown": the second step of a login,
+    # made before there is a credential (it checks the challenge of the login instead).
+    ("POST", "/auth/mfa/verify"),
 }
 SPEC_STANDARD_WRITES = [
     ("POST", r"/equipments/[^/]+/orders/[^/]+"),
@@ -92,7 +95,7 @@ def test_standard_user_is_refused_admin_only_reads(standard, route):
 @pytest.mark.parametrize("route", ALLOWED_WRITES, ids=route_id)
 def test_standard_user_passes_the_barrier_on_allowlisted_writes(standard, route):
     response = standard.request(route.method, concrete_path(route), data=b"{not json", headers={"Content-Type": "application/json"})
-    assert response.json() != ADMIN_REQUIRED
+    assert response.status_code == 204 or response.json() != ADMIN_REQUIRED  # 204: a route without a body did it
 
 
 @pytest.mark.parametrize("route", OPEN_READS, ids=route_id)

@@ -78,6 +78,10 @@ NOT_LISTED = {
     ("POST", "/push/subscriptions"): "payload shapes of the push routes: not shown (a browser's PushSubscription: endpoint, keys)",
     ("DELETE", "/push/subscriptions"): "payload shapes of the push routes: not shown ({endpoint})",
     ("PUT", "/mqtt-publishers/:id/mappings/:mappingId"): "any of the mapping fields",
+    ("POST", "/auth/mfa/verify"): "the MFA challenge flow: not shown (tests/auth/test_mfa.py)",
+    ("POST", "/me/mfa/totp/confirm"): "payload shapes of the MFA routes: not shown ({code})",
+    ("DELETE", "/me/mfa/totp"): "payload shapes of the MFA routes: not shown ({code} or {password})",
+    ("POST", "/me/mfa/backup-codes/regenerate"): "payload shapes of the MFA routes: not shown ({code})",
 }
 
 

@@ -22,7 +22,7 @@ def _instant(query: Any, name: str) -> int | None:
     if not raw:
         return None
     try:
-        return int(raw) if raw.lstrip("-").isdigit() else parse_iso(raw)
+        return store.sql_int(raw) if raw.lstrip("-").isdigit() else parse_iso(raw)
     except (ValueError, OverflowError):
         raise BadRequest(f"{name} must be an ISO 8601 instant or milliseconds since the epoch")
 

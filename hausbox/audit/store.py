@@ -69,7 +69,15 @@ def decode_cursor(text: str) -> tuple[int, int]:
     ts, dot, entry_id = raw.partition(".")
     if not dot:
         raise ValueError("not a cursor")
-    return int(ts), int(entry_id)
+    return sql_int(ts), sql_int(entry_id)
+
+
+def sql_int(text: str) -> int:
+    """An integer SQLite can bind (64-bit); ValueError for anything else."""
+    value = int(text)
+    if not -(1 << 63) <= value < 1 << 63:
+        raise ValueError("out of range")
+    return value
 
 
 def page(db: orm.Database, filters: Iterable[tuple[str, Any]], cursor: tuple[int, int] | None, limit: int) -> tuple[list[dict[str, Any]], str | None]:

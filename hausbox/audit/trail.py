@@ -112,12 +112,14 @@ class AuditTrail:
             self._flush_queued = self._worker.submit(self._flush)
 
     def _flush(self) -> None:
-        self._flush_queued = False
-        if self.flush():
-            if self._buffer:  # what came in while the batch was written
-                self._queue_flush()
-        elif self._timer is None:
-            self._timer = self._clock.call_later(RETRY_DELAY_S, self._queue_flush)
+        try:
+            written = self.flush()
+        finally:
+            self._flush_queued = False  # set from the queueing to here: no second flush meanwhile
+        if written and len(self._buffer) >= BATCH_SIZE:
+            self._queue_flush()  # what came in while the batch was written
+        elif self._buffer and self._timer is None:
+            self._timer = self._clock.call_later(FLUSH_DELAY_S if written else RETRY_DELAY_S, self._queue_flush)
 
     def flush(self) -> bool:
         """Write what is buffered in one transaction; False (entries kept) when the write failed."""

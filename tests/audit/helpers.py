@@ -1,4 +1,8 @@
-"""What the audit tests share: reading /audit in process, and the batch delay passing."""
+"""What the audit tests share: reading /audit in process, and the batch delay passing.
+
+The homes start the audit component only (``services=["audit"]``: its start stage, retention),
+not the whole engine: the other components' start stages schedule outside work (a release feed
+polled 10 s after start) that a test moving the clock by days would wait for."""
 
 from __future__ import annotations
 

@@ -19,8 +19,7 @@ ANONYMOUS = "no-such-token"  # an invalid bearer: the request is anonymous
 
 @pytest.fixture
 def home(make_house):
-    house = make_house(start=START)
-    house.start()
+    house = make_house(start=START, services=["audit"])  # not the whole engine: see helpers.py
     house.token()  # the administrator, set up in process: not a request
     return house
 
@@ -108,8 +107,7 @@ def test_sign_in_attempts_name_the_tried_account_and_nothing_else(home):
 
 
 def test_rate_limited_sign_ins_are_recorded(make_house):
-    home = make_house(start=START, login_rate_per_minute=2)
-    home.start()
+    home = make_house(start=START, services=["audit"], login_rate_per_minute=2)
     for _ in range(3):
         home.api("POST", "/auth/login", {"username": "dave", "password": SECRET}, token=ANONYMOUS)
     written(home)
@@ -158,5 +156,4 @@ def test_an_entry_is_written_by_the_worker_after_the_batch_delay(home):
 def test_what_is_buffered_at_shutdown_is_written(home):
     assert home.api("POST", "/zones", {"name": "Grenier"})[0] == 201
     home.restart()  # no time passed: only the final write can have stored it
-    home.start()
     assert [e["action"] for e in entries(home)] == ["POST /zones"]

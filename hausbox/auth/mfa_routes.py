@@ -7,6 +7,7 @@ from typing import Any
 
 from hausbox.api.routing import Call, Route
 from hausbox.api.schema import BOOLEAN, STRING, array, nullable, obj, text
+from hausbox.core.errors import Forbidden
 
 # A code as typed: six digits, a space in the middle allowed ("123 456").
 CODE = {"type": "string", "pattern": r"^\s*[0-9]{3}\s?[0-9]{3}\s*$", "description": "A 6-digit code of the authenticator app"}
@@ -68,28 +69,38 @@ def mfa_status(call: Call) -> dict[str, Any]:
     return call.engine.auth.mfa.status(call.principal.user_id)
 
 
+def _signed_in_user(call: Call) -> str:
+    """The caller's user id, when signed in with a password. An API token (long-lived, handed to
+    other software) may not change the account's second factor: one that leaked could otherwise put
+    the owner's logins behind an authenticator the owner does not have."""
+    if call.principal.kind == "api_token":
+        raise Forbidden("Changing multi-factor authentication needs a signed-in session, not an API token")
+    return call.principal.user_id
+
+
 def mfa_setup(call: Call) -> dict[str, Any]:
-    return call.engine.auth.mfa.begin_setup(call.principal.user_id, call.principal.username)
+    return call.engine.auth.mfa.begin_setup(_signed_in_user(call), call.principal.username)
 
 
 def mfa_cancel_setup(call: Call) -> None:
-    call.engine.auth.mfa.cancel_setup(call.principal.user_id)
+    call.engine.auth.mfa.cancel_setup(_signed_in_user(call))
 
 
 def mfa_confirm(call: Call) -> dict[str, Any]:
-    return {"enabled": True, "backupCodes": call.engine.auth.mfa.confirm(call.principal.user_id, call.body["code"])}
+    return {"enabled": True, "backupCodes": call.engine.auth.mfa.confirm(_signed_in_user(call), call.body["code"])}
 
 
 def mfa_disable(call: Call) -> None:
+    _signed_in_user(call)
     call.engine.auth.disable_mfa(call.principal, call.body.get("code"), call.body.get("password"))
 
 
 def mfa_regenerate_backup_codes(call: Call) -> dict[str, Any]:
-    return {"backupCodes": call.engine.auth.mfa.regenerate_backup_codes(call.principal.user_id, call.body["code"])}
+    return {"backupCodes": call.engine.auth.mfa.regenerate_backup_codes(_signed_in_user(call), call.body["code"])}
 
 
 def mfa_revoke_device(call: Call, id: str) -> None:
-    call.engine.auth.mfa.revoke_device(call.principal.user_id, id)
+    call.engine.auth.mfa.revoke_device(_signed_in_user(call), id)
 
 
 def user_mfa_status(call: Call, id: str) -> dict[str, Any]:

@@ -251,6 +251,17 @@ def test_an_admin_resets_a_users_mfa_and_a_standard_user_cannot(home):
     assert "accessToken" in home.login(user["username"])
 
 
+def test_an_api_token_may_read_the_mfa_state_but_not_change_it(home):
+    user, api, secret, _ = enable_mfa(home)
+    token_api = home.server.api(api.post("/me/tokens", {"name": "mfa"}).json()["token"])
+    assert token_api.get("/me/mfa").json()["enabled"] is True
+    for method, path, body in (("POST", "/me/mfa/totp/setup", None), ("DELETE", "/me/mfa/totp", {"password": PASSWORD}),
+                               ("POST", "/me/mfa/backup-codes/regenerate", {"code": code(secret, 1)})):  # fmt: skip
+        refused = token_api.request(method, path, body)
+        assert refused.status_code == 403 and "API token" in refused.json()["error"], path
+    assert api.get("/me/mfa").json()["enabled"] is True and api.get("/me/mfa").json()["backupCodesLeft"] == 10
+
+
 def table_rows(server, table, user_id):
     conn = sqlite3.connect(f"file:{server.data_dir / 'hausbox.db'}?mode=ro", uri=True, timeout=10)
     try:

@@ -46,6 +46,14 @@ class Config:
     camera_local_addresses: tuple[str, ...] = ()
     clock_skew_ms: int = 0  # testing aid: shifts the engine's clock (schedules, timers)
     strict_events: bool = False  # testing aid: every emitted payload is checked against its TypedDict
+    # Versions and self-update (hausbox/system/versions.py, update.py; the helper is hausbox/updater).
+    release_feed: str = ""  # URL of the release feed (JSON); empty: no polling unless the setting names one
+    install_root: Path | None = None  # the appliance's install root (releases/, current); None: self-update off
+    restart_command: str = ""  # what the helper runs to restart the service (appliance: systemctl restart hausbox)
+    update_launcher: str = "auto"  # how the helper is started: auto, detached, or a command prefix
+    update_watchdog_s: float = 900.0  # spec: an update without a result for 15 minutes has failed
+    update_health_timeout_s: float = 120.0  # how long the helper waits for the new release to serve
+    version_first_poll_s: float = 10.0  # digest: first poll 10 s after start, then hourly
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> "Config":
@@ -67,4 +75,11 @@ class Config:
             camera_local_addresses=tuple(a.strip() for a in env.get("HAUSBOX_CAMERA_LOCAL_ADDRESSES", "").split(",") if a.strip()),
             clock_skew_ms=_int(env, "HAUSBOX_CLOCK_SKEW_MS", 0),
             strict_events=_flag(env.get("HAUSBOX_STRICT_EVENTS"), False),
+            release_feed=(env.get("HAUSBOX_RELEASE_FEED") or "").strip(),
+            install_root=Path(env["HAUSBOX_INSTALL_ROOT"]).absolute() if env.get("HAUSBOX_INSTALL_ROOT", "").strip() else None,
+            restart_command=(env.get("HAUSBOX_RESTART_COMMAND") or "").strip(),
+            update_launcher=(env.get("HAUSBOX_UPDATE_LAUNCHER") or "auto").strip(),
+            update_watchdog_s=float(env.get("HAUSBOX_UPDATE_WATCHDOG_S") or 900.0),
+            update_health_timeout_s=float(env.get("HAUSBOX_UPDATE_HEALTH_TIMEOUT_S") or 120.0),
+            version_first_poll_s=float(env.get("HAUSBOX_VERSION_FIRST_POLL_S") or 10.0),
         )

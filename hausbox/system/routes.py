@@ -127,3 +127,7 @@ ROUTES = [
     Route("POST", "/system/mode/takeover", post_takeover, summary="Confirm the takeover of a database restored from another instance (applies at the next start)", response=MODE_RESPONSE),
     Route("GET", "/openapi.json", openapi, summary="This document"),
 ]
+
+from hausbox.system import version_routes  # noqa: E402  (versions and self-update live in their own module)
+
+ROUTES += version_routes.ROUTES

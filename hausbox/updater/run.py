@@ -1,0 +1,237 @@
+"""What the helper does: an update (download, verify, install, switch, restart, health, or rollback),
+a restart (restart, health), and the boot-time recovery of an update a power cut interrupted."""
+
+from __future__ import annotations
+
+import logging
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from hausbox.updater import artifact, layout
+from hausbox.updater.state import JOB, RUNNING_VERSION, STATE, folder, helper_alive, iso_now, read_json, write_json
+
+log = logging.getLogger("hausbox.updater")
+
+RESTART_TIMEOUT_S = 180.0
+POLL_S = 0.5
+
+
+class Failure(Exception):
+    """A step failed: the message says which and what the box runs now."""
+
+
+class Progress:
+    """``state.json``: rewritten atomically at each step (the service follows it)."""
+
+    def __init__(self, data_dir: Path, job: dict[str, Any]):
+        self.path = folder(data_dir) / STATE
+        self.state: dict[str, Any] = {
+            "id": job.get("id"), "kind": job.get("kind"), "pid": os.getpid(), "startedAt": iso_now(),
+            "step": "started", "message": "", "done": False, "ok": None, "error": None, "steps": [],
+        }  # fmt: skip
+
+    def step(self, step: str, message: str) -> None:
+        log.info("%s: %s", step, message)
+        self.state.update(step=step, message=message)
+        self.state["steps"].append({"step": step, "message": message, "at": iso_now()})
+        write_json(self.path, self.state)
+
+    def finish(self, ok: bool, message: str) -> None:
+        self.state.update(done=True, ok=ok, error=None if ok else message)
+        self.step("done" if ok else "failed", message)
+
+
+# ---- health ---------------------------------------------------------------------------------------
+def serving_pid(data_dir: Path) -> int | None:
+    marker = read_json(folder(data_dir) / RUNNING_VERSION) or {}
+    return marker.get("pid") if isinstance(marker.get("pid"), int) else None
+
+
+def serves(job: dict[str, Any], data_dir: Path, version: str | None, pid_before: int | None) -> bool:
+    """A new service process (not ``pid_before``) of ``version`` (any when None) answers health.
+
+    The anonymous health answer carries no version (spec, Versioning 3), so the version comes from
+    the marker each process writes at start, with its pid; the 200 proves that process serves.
+    """
+    marker = read_json(folder(data_dir) / RUNNING_VERSION) or {}
+    pid = marker.get("pid")
+    if not isinstance(pid, int) or pid == pid_before or not Path(f"/proc/{pid}").exists():
+        return False
+    if version is not None and marker.get("version") != version:
+        return False
+    try:
+        return requests.get(job["healthUrl"], timeout=2).status_code == 200
+    except requests.RequestException:
+        return False
+
+
+def wait_serving(job: dict[str, Any], data_dir: Path, version: str | None, pid_before: int | None) -> bool:
+    deadline = time.monotonic() + float(job.get("healthTimeoutS", 120))
+    while time.monotonic() < deadline:
+        if serves(job, data_dir, version, pid_before):
+            return True
+        time.sleep(POLL_S)
+    return False
+
+
+def restart_service(job: dict[str, Any]) -> str:
+    """Run the restart command; a note on how it ended (the health wait decides the outcome)."""
+    command = shlex.split(job["restartCommand"])
+    try:
+        done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, timeout=RESTART_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"the restart command failed ({error})"
+    if done.returncode != 0:
+        return f"the restart command exited with {done.returncode}: {done.stderr.decode(errors='replace')[-300:]}"
+    return "restarted"
+
+
+# ---- install --------------------------------------------------------------------------------------
+def _pip_env() -> dict[str, str]:
+    """pip sees no configuration of this machine: the wheelhouse is its only source."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") and k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_NO_INPUT="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    return env
+
+
+def _run(command: list[str], what: str) -> str:
+    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, env=_pip_env(), timeout=1800)
+    if done.returncode != 0:
+        tail = (done.stdout + done.stderr).decode(errors="replace")[-600:]
+        raise Failure(f"{what} failed (exit {done.returncode}): {tail}")
+    return done.stdout.decode(errors="replace")
+
+
+def install_release(root: Path, version: str, wheelhouse: Path) -> None:
+    """``releases/<version>``: a venv with hausbox==version from the wheelhouse alone, marked complete last."""
+    target = layout.release_dir(root, version)
+    base_python = getattr(sys, "_base_executable", None) or sys.executable
+    _run([base_python, "-m", "venv", str(target)], "creating the venv")
+    python = str(target / "bin" / "python")
+    _run([python, "-m", "pip", "install", "--quiet", "--no-index", "--no-cache-dir", "--find-links", str(wheelhouse), f"hausbox=={version}"], "pip install")
+    installed = _run([python, "-c", "import hausbox; print(hausbox.__version__)"], "importing the new release").strip()
+    if installed != version:
+        raise Failure(f"the wheelhouse installed hausbox {installed}, not {version}")
+    layout.mark_complete(root, version)
+
+
+def fetch_and_install(job: dict[str, Any], root: Path, version: str, progress: Progress) -> None:
+    announced = job["artifact"]
+    downloads = root / "downloads"
+    archive = downloads / f"hausbox-{version}.zip"
+    wheelhouse = downloads / f"wheelhouse-{version}"
+    try:
+        progress.step("download", f"Downloading hausbox {version} ({announced['size']} bytes)")
+        artifact.download(announced["url"], archive, int(announced["size"]))
+        progress.step("verify", "Checking the size and sha256 of the download")
+        artifact.verify(archive, announced)
+        progress.step("install", f"Installing hausbox {version} beside the running release")
+        artifact.unpack(archive, wheelhouse)
+        layout.remove_incomplete(root, version)
+        install_release(root, version, wheelhouse)
+    except artifact.ArtifactError as error:
+        raise Failure(f"refused before installing anything: {error}") from None
+    except Failure:
+        shutil.rmtree(layout.release_dir(root, version), ignore_errors=True)
+        raise
+    finally:
+        archive.unlink(missing_ok=True)
+        shutil.rmtree(wheelhouse, ignore_errors=True)
+
+
+# ---- the two jobs ---------------------------------------------------------------------------------
+def update(job: dict[str, Any], data_dir: Path, progress: Progress) -> str:
+    root = Path(job["installRoot"])
+    new = layout.check_version(job["to"])
+    old = layout.linked_version(root, "current")
+    if old is None or not layout.is_complete(root, old):
+        raise Failure(f"{root}/current does not point at a complete release")
+    if old == new:
+        raise Failure(f"hausbox {new} is already the current release")
+    if not layout.is_complete(root, new):
+        fetch_and_install(job, root, new, progress)
+    timeout = job.get("healthTimeoutS", 120)
+    previous_before = layout.linked_version(root, "previous")
+    progress.step("switch", f"Switching the current release from {old} to {new}")
+    layout.switch(root, "previous", old)
+    layout.switch(root, "current", new)
+    pid_before = serving_pid(data_dir)
+    progress.step("restart", f"Restarting the service on {new}")
+    note = restart_service(job)
+    progress.step("health", f"Waiting up to {timeout} s for {new} to serve ({note})")
+    if wait_serving(job, data_dir, new, pid_before):
+        layout.prune(root)
+        return f"hausbox {new} is serving"
+    progress.step("rollback", f"{new} did not serve within {timeout} s: switching back to {old}")
+    layout.switch(root, "current", old)
+    if previous_before and layout.is_complete(root, previous_before):
+        layout.switch(root, "previous", previous_before)
+    pid_before = serving_pid(data_dir)
+    note = restart_service(job)
+    if not wait_serving(job, data_dir, old, pid_before):
+        raise Failure(f"{new} did not serve within {timeout} s; rolled back to {old}, which did not answer within {timeout} s either ({note})")
+    shutil.rmtree(layout.release_dir(root, new), ignore_errors=True)
+    raise Failure(f"{new} did not serve within {timeout} s; rolled back to {old}, which serves again")
+
+
+def restart(job: dict[str, Any], data_dir: Path, progress: Progress) -> str:
+    timeout = job.get("healthTimeoutS", 120)
+    pid_before = serving_pid(data_dir)
+    progress.step("restart", "Restarting the service")
+    note = restart_service(job)
+    progress.step("health", f"Waiting up to {timeout} s for the service to serve again ({note})")
+    if not wait_serving(job, data_dir, None, pid_before):
+        raise Failure(f"the service did not serve again within {timeout} s ({note})")
+    return "the service serves again"
+
+
+JOBS = {"update": update, "restart": restart}
+
+
+def run(job_path: Path) -> int:
+    job = read_json(job_path)
+    if job is None or job.get("kind") not in JOBS:
+        log.error("no job to run in %s", job_path)
+        return 2
+    data_dir = Path(job_path).resolve().parent.parent
+    progress = Progress(data_dir, job)
+    progress.step("started", f"The {job['kind']} helper started (pid {os.getpid()})")
+    try:
+        progress.finish(True, JOBS[job["kind"]](job, data_dir, progress))
+        return 0
+    except Failure as error:
+        progress.finish(False, str(error))
+    except Exception as error:  # the service must hear of any end, not wait for its watchdog
+        log.exception("the %s helper failed", job["kind"])
+        progress.finish(False, f"the {job['kind']} helper failed: {error.__class__.__name__}: {error}")
+    return 1
+
+
+def recover(data_dir: Path, root: Path) -> str:
+    """At boot, before the service: an update a power cut (or a kill) interrupted is rolled back.
+
+    The interrupted release is not trusted even if it was installed: the one the update started
+    from becomes current again and the attempt is recorded as failed (its backup was kept).
+    """
+    state = read_json(folder(data_dir) / STATE)
+    job = read_json(folder(data_dir) / JOB)
+    if not state or not job or state.get("done") or state.get("id") != job.get("id") or helper_alive(state.get("pid")):
+        return "nothing to recover"
+    if job.get("kind") != "update":
+        write_json(folder(data_dir) / STATE, {**state, "done": True, "ok": False, "error": "the restart was interrupted", "step": "failed"})
+        return "an interrupted restart was recorded as failed"
+    old = job.get("from")
+    if old and layout.linked_version(root, "current") != old and layout.is_complete(root, old):
+        layout.switch(root, "current", old)
+    message = f"the update to {job.get('to')} was interrupted at step {state.get('step')}: {old} is the current release"
+    steps = [*state.get("steps", []), {"step": "failed", "message": message, "at": iso_now()}]
+    write_json(folder(data_dir) / STATE, {**state, "done": True, "ok": False, "error": message, "step": "failed", "message": message, "steps": steps})
+    return message

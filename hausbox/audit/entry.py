@@ -47,17 +47,18 @@ def action_of(method: str, path: str) -> str:
     return f"{method} {pattern_of(path)}"
 
 
-def outcome_of(status: int, path: str | None, result: Any) -> str:
-    """How a request ended. On ``/auth/`` routes a 401 means the password or code was wrong (a failed
-    attempt, not a refused access), and a 200 whose body asks for MFA is the challenge step."""
-    auth = path is not None and path.startswith(AUTH_PREFIX)
+def outcome_of(status: int, path: str | None, result: Any, checked: bool) -> str:
+    """How a request ended. ``checked``: the caller passed the credential check (or needed none),
+    so a 401 then means a password or code the handler checked was wrong: a failed attempt, not a
+    refused access. A sign-in route's 200 whose body asks for MFA is the challenge step."""
     if 200 <= status < 300:
-        return "mfa_required" if auth and isinstance(result, dict) and result.get("mfaRequired") else "success"
+        sign_in = path is not None and path.startswith(AUTH_PREFIX)
+        return "mfa_required" if sign_in and isinstance(result, dict) and result.get("mfaRequired") else "success"
     if status == 429:
         return "rate_limited"
     if status >= 500:
         return "error"
-    if status == 403 or (status == 401 and not auth):
+    if status == 403 or (status == 401 and not checked):
         return "denied"
     return "failure"
 

@@ -60,18 +60,18 @@ class AuditTrail:
         self._prune_timer: Timer | None = None
         self._overflowing = False
         self.dropped = 0
-        self.written = 0
 
     # ---- the request path: a tuple into the buffer -------------------------------------------------
     def note(self, route: "Route", request: "bottle.BaseRequest", params: dict[str, str], seen: Any, status: int) -> None:
         """A finished request on ``route``; ``seen`` is what it revealed (principal, body, call, result)."""
         call = seen.call
+        checked = seen.principal is not None or route.access == "public"
         name = tried_name(route.path, seen.body, call.audit_actor if call is not None else None)
         environ = request.environ
         self._append(
             Row(
                 self._clock.now_ms(), *who(seen.principal, name), route.method, route.path, action_of(route.method, route.path),
-                target_of(params), outcome_of(status, route.path, seen.result), status, environ.get("REMOTE_ADDR"), agent_of(environ),
+                target_of(params), outcome_of(status, route.path, seen.result, checked), status, environ.get("REMOTE_ADDR"), agent_of(environ),
             )  # fmt: skip
         )
 
@@ -81,7 +81,7 @@ class AuditTrail:
         environ = request.environ
         self._append(
             Row(self._clock.now_ms(), None, None, None, None, request.method, None, None, None,
-                outcome_of(status, None, None), status, environ.get("REMOTE_ADDR"), agent_of(environ))  # fmt: skip
+                outcome_of(status, None, None, False), status, environ.get("REMOTE_ADDR"), agent_of(environ))  # fmt: skip
         )
 
     def _append(self, row: Row) -> None:
@@ -135,7 +135,6 @@ class AuditTrail:
             return False
         for _ in batch:  # new entries may have been appended behind the batch meanwhile
             buffer.popleft()
-        self.written += len(batch)
         self._alarms.resolve(WRITE_ALARM, "The audit trail is written again")
         if self._overflowing:
             self._overflowing = False

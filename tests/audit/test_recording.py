@@ -116,12 +116,14 @@ def test_rate_limited_sign_ins_are_recorded(make_house):
 
 
 def test_the_mfa_challenge_and_the_other_outcomes_come_from_status_and_shape():
-    assert outcome_of(200, "/auth/login", {"mfaRequired": True, "challengeToken": "t"}) == "mfa_required"
-    assert outcome_of(200, "/auth/mfa/verify", {"accessToken": "a"}) == "success"
-    assert outcome_of(401, "/auth/mfa/verify", None) == "failure"  # a wrong code
-    assert outcome_of(401, "/zones", None) == "denied"  # no valid credential
-    assert outcome_of(200, "/zones/<id>", {"mfaRequired": True}) == "success"  # only sign-in routes ask for MFA
-    assert [outcome_of(s, "/zones", None) for s in (204, 403, 409, 429, 500, 507)] == ["success", "denied", "failure", "rate_limited", "error", "error"]
+    assert outcome_of(200, "/auth/login", {"mfaRequired": True, "challengeToken": "t"}, True) == "mfa_required"
+    assert outcome_of(200, "/auth/mfa/verify", {"accessToken": "a"}, True) == "success"
+    assert outcome_of(401, "/auth/mfa/verify", None, True) == "failure"  # a wrong code
+    assert outcome_of(401, "/me/password", None, True) == "failure"  # a wrong current password
+    assert outcome_of(401, "/me/password", None, False) == "denied"  # no valid credential
+    assert outcome_of(200, "/users/<id>", {"mfaRequired": True}, True) == "success"  # only sign-in routes ask for MFA
+    outcomes = [outcome_of(s, "/zones", None, True) for s in (204, 403, 409, 429, 500, 507)]
+    assert outcomes == ["success", "denied", "failure", "rate_limited", "error", "error"]
 
 
 def test_no_body_value_or_secret_is_ever_recorded(home):

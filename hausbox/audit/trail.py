@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 import gevent
 
+from hausbox.api.routing import client_address
 from hausbox.audit import store
 from hausbox.audit.entry import Row, action_of, agent_of, outcome_of, target_of, tried_name, who
 from hausbox.core.clock import Clock, Timer
@@ -28,6 +29,7 @@ from hausbox.system.alarms import Alarms
 if TYPE_CHECKING:
     import bottle
 
+    from hausbox.api.app import Seen
     from hausbox.api.routing import Route
 
 log = logging.getLogger("hausbox.audit")
@@ -62,7 +64,7 @@ class AuditTrail:
         self.dropped = 0
 
     # ---- the request path: a tuple into the buffer -------------------------------------------------
-    def note(self, route: "Route", request: "bottle.BaseRequest", params: dict[str, str], seen: Any, status: int) -> None:
+    def note(self, route: "Route", request: "bottle.BaseRequest", params: dict[str, str], seen: "Seen", status: int) -> None:
         """A finished request on ``route``; ``seen`` is what it revealed (principal, body, call, result)."""
         call = seen.call
         checked = seen.principal is not None or route.access == "public"
@@ -71,7 +73,7 @@ class AuditTrail:
         self._append(
             Row(
                 self._clock.now_ms(), *who(seen.principal, name), route.method, route.path, action_of(route.method, route.path),
-                target_of(params), outcome_of(status, route.path, seen.result, checked), status, environ.get("REMOTE_ADDR"), agent_of(environ),
+                target_of(params), outcome_of(status, route.path, seen.result, checked), status, client_address(request), agent_of(environ),
             )  # fmt: skip
         )
 
@@ -81,7 +83,7 @@ class AuditTrail:
         environ = request.environ
         self._append(
             Row(self._clock.now_ms(), None, None, None, None, request.method, None, None, None,
-                outcome_of(status, None, None, False), status, environ.get("REMOTE_ADDR"), agent_of(environ))  # fmt: skip
+                outcome_of(status, None, None, False), status, client_address(request), agent_of(environ))  # fmt: skip
         )
 
     def _append(self, row: Row) -> None:

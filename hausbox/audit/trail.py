@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 import gevent
+from gevent.event import AsyncResult
 
 from hausbox.api.routing import client_address
 from hausbox.audit import store
@@ -38,6 +39,7 @@ FLUSH_DELAY_S = 1.0
 BATCH_SIZE = 100
 MAX_BUFFERED = 20_000  # about 10 MB of tuples: hours of a stuck database at a busy home's pace
 RETRY_DELAY_S = 5.0
+FINAL_WAIT_S = 15.0  # at shutdown, for a write still waiting for the lock (busy timeout: 10 s)
 RETENTION_DAYS = 365
 DAY_MS = 86_400_000
 PRUNE_CHUNK = 1000
@@ -61,6 +63,7 @@ class AuditTrail:
         self._flush_queued = False
         self._prune_timer: Timer | None = None
         self._overflowing = False
+        self._in_flight: tuple[AsyncResult, int] | None = None  # the batch being written, its size
         self.dropped = 0
 
     # ---- the request path: a tuple into the buffer -------------------------------------------------
@@ -125,23 +128,29 @@ class AuditTrail:
 
     def flush(self) -> bool:
         """Write what is buffered in one transaction; False (entries kept) when the write failed."""
-        buffer = self._buffer
-        batch = list(buffer)
+        batch = list(self._buffer)
         if not batch:
             return True
+        writing = gevent.get_hub().threadpool.spawn(store.insert, self._path, batch)
+        self._in_flight = (writing, len(batch))
         try:
-            in_thread(store.insert, self._path, batch)
+            writing.get()
         except Exception as error:
+            self._in_flight = None
             log.error("could not write %d audit entries: %s", len(batch), error)
             self._alarms.raise_alarm(WRITE_ALARM, "error", "audit", f"The audit trail cannot be written: {error}")
             return False
-        for _ in batch:  # new entries may have been appended behind the batch meanwhile
-            buffer.popleft()
+        self._written(len(batch))
+        return True
+
+    def _written(self, count: int) -> None:
+        self._in_flight = None
+        for _ in range(count):  # new entries may have been appended behind the batch meanwhile
+            self._buffer.popleft()
         self._alarms.resolve(WRITE_ALARM, "The audit trail is written again")
         if self._overflowing:
             self._overflowing = False
             self._alarms.resolve(OVERFLOW_ALARM, f"The audit trail caught up ({self.dropped} entries dropped in all)")
-        return True
 
     # ---- retention ---------------------------------------------------------------------------------
     def start(self) -> None:
@@ -169,5 +178,11 @@ class AuditTrail:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._in_flight is not None:  # the stopped worker's write, still in its thread: not twice
+            writing, count = self._in_flight
+            writing.wait(FINAL_WAIT_S)
+            if writing.successful():
+                self._written(count)
+            self._in_flight = None
         if not self.flush():
             log.error("audit: %d entries could not be written at shutdown", len(self._buffer))

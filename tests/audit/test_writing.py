@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 
 import gevent
@@ -125,3 +126,19 @@ def test_one_entry_at_364_and_366_days(make_house, days, kept):
     home.restart(at=local_ms(START) + days * 86_400_000)
     home.settle()
     assert _count(home) == kept
+
+
+def test_a_write_the_stopped_worker_left_in_its_thread_is_not_written_twice(make_house, monkeypatch):
+    home = make_house(start=START, services=["audit"])
+    home.token()
+    release = threading.Event()
+    insert = store.insert
+    monkeypatch.setattr(store, "insert", lambda path, rows: release.wait(10) and insert(path, rows))
+    monkeypatch.setattr(trail, "BATCH_SIZE", 1)
+    home.api("POST", "/zones", {})  # a full batch: the worker writes it at once, and waits for its thread
+    gevent.sleep(0.05)
+    assert home.engine.workers.get("audit").drain(0.2) is False
+    home.engine.workers.stop(0.1)  # the shutdown's drain ran out: the waiting worker is ended
+    release.set()  # the thread commits after all
+    home.engine.audit.final_write()
+    assert _count(home) == 1

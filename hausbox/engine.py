@@ -14,6 +14,7 @@ from typing import Any
 
 from hausbox import __version__
 from hausbox.config import Config
+from hausbox.backup.apply import apply_staged as apply_staged_restore
 from hausbox.core import database, secrets
 from hausbox.core import settings as settings_module
 from hausbox.core.bus import EventBus
@@ -59,6 +60,7 @@ class Engine:
         self.state = "built"
         self.components = components if components is not None else discover()
         secure_data_dir(config.data_dir)
+        apply_staged_restore(config.data_dir, self.components)  # before anything opens the data (backup/apply.py)
         self.log_ring, self.redactor = setup_logging(config.data_dir / "logs", config.log_level)
         self.bus = EventBus(strict=config.strict_events)
         self.bus.declare(CORE_EVENTS)

@@ -1,0 +1,1 @@
+"""Backup and restore: nothing lost, ever (see ``service.py``, ``staging.py`` and ``apply.py``)."""

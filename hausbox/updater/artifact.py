@@ -70,8 +70,8 @@ def _check_entry(info: zipfile.ZipInfo, seen: set[str]) -> None:
     name = info.filename
     if "/" in name or "\\" in name or name in ("", ".", "..") or not name.endswith(".whl"):
         raise ArtifactError(f"wheelhouse entry {name[:200]!r} is not a wheel at the top level")
-    mode = info.external_attr >> 16
-    if mode and not stat.S_ISREG(mode):
+    kind = stat.S_IFMT(info.external_attr >> 16)  # zero when the archiver recorded no file type
+    if kind and kind != stat.S_IFREG:
         raise ArtifactError(f"wheelhouse entry {name[:200]!r} is a link or a special file")
     if info.flag_bits & 0x1:
         raise ArtifactError(f"wheelhouse entry {name[:200]!r} is encrypted")

@@ -102,8 +102,8 @@ def _pip_env() -> dict[str, str]:
     return env
 
 
-def _run(command: list[str], what: str) -> str:
-    done = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, env=_pip_env(), timeout=1800)
+def _run(command: list[str], what: str, cwd: Path) -> str:
+    done = subprocess.run(command, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, env=_pip_env(), timeout=1800)
     if done.returncode != 0:
         tail = (done.stdout + done.stderr).decode(errors="replace")[-600:]
         raise Failure(f"{what} failed (exit {done.returncode}): {tail}")
@@ -114,10 +114,13 @@ def install_release(root: Path, version: str, wheelhouse: Path) -> None:
     """``releases/<version>``: a venv with hausbox==version from the wheelhouse alone, marked complete last."""
     target = layout.release_dir(root, version)
     base_python = getattr(sys, "_base_executable", None) or sys.executable
-    _run([base_python, "-m", "venv", str(target)], "creating the venv")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _run([base_python, "-I", "-m", "venv", str(target)], "creating the venv", target.parent)
+    # -I and the release's own folder as cwd: no checkout nearby is taken for an installed hausbox.
     python = str(target / "bin" / "python")
-    _run([python, "-m", "pip", "install", "--quiet", "--no-index", "--no-cache-dir", "--find-links", str(wheelhouse), f"hausbox=={version}"], "pip install")
-    installed = _run([python, "-c", "import hausbox; print(hausbox.__version__)"], "importing the new release").strip()
+    pip = [python, "-I", "-m", "pip", "install", "--quiet", "--no-index", "--no-cache-dir", "--find-links", str(wheelhouse)]
+    _run([*pip, f"hausbox=={version}"], "pip install", target)
+    installed = _run([python, "-I", "-c", "import hausbox; print(hausbox.__version__)"], "importing the new release", target).strip()
     if installed != version:
         raise Failure(f"the wheelhouse installed hausbox {installed}, not {version}")
     layout.mark_complete(root, version)

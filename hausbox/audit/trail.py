@@ -37,7 +37,7 @@ log = logging.getLogger("hausbox.audit")
 
 FLUSH_DELAY_S = 1.0
 BATCH_SIZE = 100
-MAX_BUFFERED = 20_000  # about 10 MB of tuples: hours of a stuck database at a busy home's pace
+MAX_BUFFERED = 20_000  # at most ~15 MB of tuples: hours of a stuck database at a busy home's pace
 RETRY_DELAY_S = 5.0
 FINAL_WAIT_S = 15.0  # at shutdown, for a write still waiting for the lock (busy timeout: 10 s)
 RETENTION_DAYS = 365

@@ -8,7 +8,7 @@ PORT ?= 3000
 HAUSBOX_DATA_DIR ?= ./data
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-deps bench clean
+.PHONY: install run test test-update test-deps bench clean
 
 install: $(STAMP)
 
@@ -36,6 +36,10 @@ test-deps:
 
 test: install test-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# The update helper with real releases (wheels built from this tree, venvs installed, restarts): slow, apart.
+test-update: install
+	HAUSBOX_TEST_UPDATE=1 $(BIN)/python -m pytest tests/updater $(PYTEST_ARGS)
 
 bench: install test-deps
 	@$(BIN)/python tools/bench

@@ -1,12 +1,20 @@
-"""WSGI middleware around the REST app: the WebSocket endpoint, security headers and CORS."""
+"""WSGI middleware around the REST app: the WebSocket endpoint, the web console, security headers and CORS."""
 
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
 from urllib.parse import urlsplit
 
+from hausbox.console.serve import Console, is_console_path
+
+# The same strict policy for the API and the console's pages: every script, style, image and
+# connection (the WebSocket included) from the box itself, no inline script or style at all.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    "object-src 'none'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'"
+)
 SECURITY_HEADERS = [
-    ("Content-Security-Policy", "default-src 'self'; object-src 'none'; frame-ancestors 'none'; base-uri 'self'"),
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
     ("Strict-Transport-Security", "max-age=31536000; includeSubDomains"),
     ("X-Frame-Options", "DENY"),
     ("X-Content-Type-Options", "nosniff"),
@@ -61,10 +69,11 @@ def bearer_from_protocols(header: str) -> str | None:
 
 
 class HttpMiddleware:
-    def __init__(self, app: WsgiApp, websocket: WsgiApp, cors_origins: Callable[[], Any]):
+    def __init__(self, app: WsgiApp, websocket: WsgiApp, cors_origins: Callable[[], Any], console: WsgiApp | None = None):
         self.app = app
         self.websocket = websocket
         self.cors_origins = cors_origins
+        self.console = console if console is not None else Console()
 
     def app_protocol(self, path: str) -> str | None:
         """The subprotocol gevent-websocket answers with when the client offered it."""
@@ -95,4 +104,6 @@ class HttpMiddleware:
         def with_headers(status: str, headers: list, exc_info: Any = None) -> Any:
             return start_response(status, headers + extra, exc_info)
 
+        if is_console_path(environ.get("PATH_INFO") or "/"):
+            return self.console(environ, with_headers)  # after CORS, before bottle: /api and /ws stay the engine's
         return self.app(environ, with_headers)

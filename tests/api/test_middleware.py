@@ -57,7 +57,7 @@ def cors_setting(home):
         ("GET", "/api/v1/settings", "admin", None, 200),
         ("PUT", "/api/v1/settings", "admin", {"test.mw": 1}, 200),
         ("GET", "/api/v1/no-such-route", None, None, 404),
-        ("GET", "/", None, None, 404),
+        ("GET", "/", None, None, 200),  # the web console's index
         ("GET", "/index.html", "admin", None, 404),
         ("GET", "/api/v1/me", None, None, 401),
         ("GET", "/api/v1/settings", "garbage", None, 401),

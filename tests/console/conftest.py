@@ -1,0 +1,19 @@
+"""The browser tests: a real server, a real chromium, one of each per module."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from tests.console.browser import Browser, chromium_path, driver_path
+
+if not (chromium_path() and driver_path()):
+    pytest.skip("chromium and chromium-driver are not installed (make test-deps installs them)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    instance = Browser()
+    yield instance
+    instance.quit()

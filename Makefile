@@ -27,12 +27,15 @@ apt-python:
 run: install
 	PORT=$(PORT) HAUSBOX_DATA_DIR=$(HAUSBOX_DATA_DIR) $(BIN)/python -m hausbox serve
 
-# Debian packages the tests start for real: mosquitto (MQTT broker), influxdb (1.x, the history export's server).
+# Debian packages the tests start for real: mosquitto (MQTT broker), influxdb (1.x, the history export's server),
+# chromium and its driver (the web console's browser tests, driven by selenium).
 test-deps:
 	@command -v mosquitto >/dev/null 2>&1 || test -x /usr/sbin/mosquitto || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq mosquitto)
 	@command -v influxd >/dev/null 2>&1 || test -x /usr/bin/influxd || \
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq influxdb)
+	@(command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1) || \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver)
 
 test: install test-deps
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

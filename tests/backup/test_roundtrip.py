@@ -78,3 +78,22 @@ def test_a_json_backup_restores_the_tables(make_server):
     pair = target.login("admin")  # the source's admin, same password
     zones = target.server.api(pair["accessToken"]).get("/zones").json()
     assert zone["id"] in json.dumps(zones)
+
+
+def test_a_restore_leaves_the_audit_trail_as_it_is(make_server):
+    # audit_entries is a backup_excludes table: not in a backup, and a restore keeps the rows the
+    # live database holds when the restore is applied (the record of the restore itself included).
+    source = Home(make_server())
+    source.admin.post("/zones", {"name": "Source zone"})
+    document = source.admin.get("/backup").json()
+    assert "audit_entries" not in document["tables"] and "schema_migrations" not in document["tables"]
+
+    target = Home(make_server(env={"SERVICE_TAKEOVER": "1"}))
+    target.admin.post("/zones", {"name": "Target zone"})
+    document["tables"]["audit_entries"] = [{"nonsense": True}]  # a backup's rows of it are ignored, never restored
+    assert target.admin.post("/backup", document).status_code == 200
+    target.server.restart()
+    admin = target.server.api(target.login("admin")["accessToken"])
+    routes = [(e["method"], e["route"]) for e in admin.get("/audit?limit=200").json()["entries"]]
+    assert ("POST", "/zones") in routes and ("POST", "/backup") in routes, routes  # the target's own record, kept
+    assert "Source zone" in str(admin.get("/zones").json())

@@ -102,7 +102,11 @@ class Browser:
         element.send_keys(value)
 
     def click(self, css: str) -> None:
-        self.find(css).click()
+        """A real click (by the driver, not a script), with the element scrolled to the middle of
+        the window first, as a person would: the sticky header covers the top."""
+        element = self.find(css)
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+        element.click()
 
     def logs(self) -> list[dict[str, Any]]:
         """The browser console's messages since the last call (errors, CSP violations)."""

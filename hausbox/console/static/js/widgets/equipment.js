@@ -9,6 +9,10 @@ import { sparkline } from "./sparkline.js";
 
 const LABELS = { ON: "On", OFF: "Off", OPEN: "Open", CLOSE: "Close", STOP: "Stop", off: "Off", v1: "Speed 1", v2: "Speed 2" };
 const HIDDEN_VALUES = new Set(["TOGGLE"]);
+// Orders a person uses daily; a device's other settings (effects, power-on behaviour) go under "More".
+const MAIN_ORDERS = new Set(["light_toggle", "toggle_power", "value_toggle", "valve_toggle", "shutter_move", "set_shutter_position",
+  "set_setpoint", "set_brightness", "set_operation_mode"]);
+const NOISE = new Set(["generic", "linkquality", "link_quality"]);
 const SPARK_ALIASES = ["power", "temperature", "local_temperature", "humidity"];
 
 export class EquipmentCard {
@@ -25,19 +29,25 @@ export class EquipmentCard {
   render() {
     const e = this.equipment;
     clear(this.el);
+    this.values.clear();
     const data = e.data || {};
-    const list = h("dl", { class: "values" });
+    // The measures that matter on top; the rest (link quality, device settings) one click away.
+    const categories = Object.fromEntries((e.dataBindings || []).map((b) => [b.alias, b.category]));
+    const main = h("dl", { class: "values" });
+    const rest = h("dl", { class: "values" });
     for (const alias of Object.keys(data).sort()) {
       const dd = h("dd", { dataset: { alias } }, formatValue(data[alias], this.units[alias]));
       this.values.set(alias, dd);
-      list.append(h("div", {}, h("dt", {}, alias.replace(/_/g, " ")), dd));
+      const row = h("div", {}, h("dt", {}, alias.replace(/_/g, " ")), dd);
+      (isMainValue(alias, categories[alias]) ? main : rest).append(row);
     }
     this.timed = h("div", { class: "timed", role: "status" });
     this.el.append(
       h("header", {}, h("h3", {}, e.name), h("span", { class: "muted" }, e.type.replace(/_/g, " "))),
-      list,
+      main,
       this.orders(),
       this.timed,
+      rest.children.length ? h("details", {}, h("summary", {}, "All values"), rest) : null,
     );
     this.renderTimed();
     this.loadSparkline();
@@ -46,6 +56,7 @@ export class EquipmentCard {
   orders() {
     const e = this.equipment;
     const box = h("div", { class: "orders" });
+    const more = h("div", { class: "orders" });
     this.controls = [];
     if (e.type === "vmc") {
       box.append(this.enumRow("speed", ["off", "v1", "v2"], () => vmcSpeed(this.equipment.data || {})));
@@ -54,14 +65,16 @@ export class EquipmentCard {
     for (const binding of e.orderBindings || []) {
       if (seen.has(binding.alias) || (e.type === "vmc" && (binding.alias === "low" || binding.alias === "high"))) continue;
       seen.add(binding.alias);
+      const target = MAIN_ORDERS.has(binding.category) ? box : more;
       if (binding.type === "enum" && binding.enumValues) {
-        box.append(this.enumRow(binding.alias, binding.enumValues.filter((v) => !HIDDEN_VALUES.has(v)), (data) => data[binding.alias]));
+        target.append(this.enumRow(binding.alias, binding.enumValues.filter((v) => !HIDDEN_VALUES.has(v)), (data) => data[binding.alias]));
       } else if (binding.type === "number") {
-        box.append(this.numberRow(binding));
+        target.append(this.numberRow(binding));
       } else if (binding.type === "boolean") {
-        box.append(this.enumRow(binding.alias, [true, false], (data) => data[binding.alias]));
+        target.append(this.enumRow(binding.alias, [true, false], (data) => data[binding.alias]));
       }
     }
+    if (more.children.length) box.append(h("details", {}, h("summary", {}, "More orders"), more));
     if (e.timedCommand) {
       const minutes = Math.round(e.timedCommand.durationMs / 60000);
       box.append(h("div", { class: "order-row" }, h("button", { type: "button", dataset: { timed: "arm" }, onclick: () => this.armTimed() },
@@ -182,6 +195,11 @@ export class EquipmentCard {
   destroy() {
     clearInterval(this.tick);
   }
+}
+
+// By category only, so that a value arriving later does not move on the card.
+function isMainValue(alias, category) {
+  return Boolean(category) && !NOISE.has(category) && alias !== "linkquality";
 }
 
 // The VMC's speed from its relays: high on is v2, low on is v1 (break-before-make keeps one at a time).

@@ -9,12 +9,13 @@ import shutil
 import signal
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from hausbox.updater import layout
 from hausbox.updater.state import read_json
-from tests.harness import Home, wait_for
+from tests.harness import PASSWORD, Home, Server, wait_for
 from tests.updater.release_host import ReleaseHost
 from tests.wsclient import Collector, expect_welcome
 
@@ -54,6 +55,12 @@ def helpers():
 def env(host: ReleaseHost, root: Path, **extra: str) -> dict[str, str]:
     return {"HAUSBOX_RELEASE_FEED": host.feed_url, "HAUSBOX_INSTALL_ROOT": str(root), "HAUSBOX_VERSION_FIRST_POLL_S": "0.1",
             "HAUSBOX_UPDATE_LAUNCHER": "detached", **extra}  # fmt: skip
+
+
+def signed_in(server: Server) -> SimpleNamespace:
+    """The admin of a server already set up, signed in again (what ``listen`` and ``ready`` use of a Home)."""
+    pair = server.api().post("/auth/login", {"username": "admin", "password": PASSWORD}).json()
+    return SimpleNamespace(server=server, admin_pair=pair, admin=server.api(pair["accessToken"]))
 
 
 def listen(home: Home) -> Collector:
@@ -103,9 +110,7 @@ def test_a_helper_still_running_stops_the_next_attempt_naming_it(make_server, ho
     assert busy.status_code == 409 and "already running" in busy.json()["error"]
     # The service restarts (as the helper would have it): the new process meets the helper at work.
     first.restart()
-    home = Home.__new__(Home)
-    home.server, home.admin_pair = first, first.api().post("/auth/login", {"username": "admin", "password": "correct-horse-42"}).json()
-    home.admin = first.api(home.admin_pair["accessToken"])
+    home = signed_in(first)
     ready(home)
     events = listen(home)
     refused = home.admin.post("/system/update")

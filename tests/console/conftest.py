@@ -7,6 +7,7 @@ from typing import Iterator
 import pytest
 
 from tests.console.browser import Browser, chromium_path, driver_path
+from tests.console.homes import ZigbeeHome, zigbee_home
 
 if not (chromium_path() and driver_path()):
     pytest.skip("chromium and chromium-driver are not installed (make test-deps installs them)", allow_module_level=True)
@@ -17,3 +18,11 @@ def browser() -> Iterator[Browser]:
     instance = Browser()
     yield instance
     instance.quit()
+
+
+@pytest.fixture(scope="package")
+def house(tmp_path_factory) -> Iterator[ZigbeeHome]:
+    """The zigbee2mqtt home the page tests share (one server and one broker for all of them)."""
+    instance = zigbee_home(tmp_path_factory)
+    yield instance
+    instance.stop()

@@ -37,6 +37,8 @@ def zigbee_home(tmp_path_factory, env: dict[str, str] | None = None) -> ZigbeeHo
     z2m.discover()
     client.subscribe("zigbee2mqtt/#")
     api = home.admin
+    # History commits every second (5 by default): the charts' tests need not wait long.
+    assert api.put("/settings", {"history.commitIntervalSeconds": 1}).status_code == 200
     root = z2m.root_zone_id()
     zones = {name: created(api.post("/zones", {"name": name, "parentId": root}))["id"] for name in ("Salon", "Cuisine", "Chambre")}
     equipments = {

@@ -9,16 +9,8 @@ import time
 import pytest
 from selenium.webdriver.common.keys import Keys
 
-from tests.console.homes import sign_in, zigbee_home
-from tests.harness import wait_for
+from tests.console.homes import sign_in
 from tests.zigbee import wait_sets
-
-
-@pytest.fixture(scope="module")
-def house(tmp_path_factory):
-    instance = zigbee_home(tmp_path_factory)
-    yield instance
-    instance.stop()
 
 
 @pytest.fixture(scope="module")

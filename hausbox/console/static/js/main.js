@@ -9,6 +9,8 @@ import { connect, disconnect, onStatus } from "./live.js";
 // path -> page module (loaded when first visited, so the home page does not wait for the charts).
 const PAGES = [
   { path: "/", label: "Home", load: () => import("./pages/home.js") },
+  { path: "/energy", label: "Energy", load: () => import("./pages/energy.js") },
+  { path: "/history", label: "History", load: () => import("./pages/history.js") },
 ];
 
 const app = document.getElementById("app");

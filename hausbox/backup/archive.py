@@ -131,8 +131,8 @@ def read_json_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Bud
         data = reader.readall()
     try:
         return json.loads(data)
-    except (ValueError, UnicodeDecodeError) as error:
-        raise ArchiveError(f"Invalid JSON in {JSON_ENTRY}: {error}") from None
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+        raise ArchiveError(f"Invalid JSON in {JSON_ENTRY}: {str(error)[:200]}") from None
 
 
 def copy_entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget, target: IO[bytes]) -> None:

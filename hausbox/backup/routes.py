@@ -61,7 +61,7 @@ def restore(call: Call) -> dict[str, Any]:
                 raise PayloadTooLarge(f"A JSON backup is at most {MAX_JSON_BODY_BYTES >> 20} MB (send a ZIP)")
         try:
             payload = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise BadRequest("Malformed JSON body") from None
         return call.engine.backups.restore_payload(payload)
     boundary = upload.boundary_of(content_type)

@@ -125,9 +125,9 @@ def answers(api: Api, paths: list[str]) -> dict[str, Any]:
     return found
 
 
-def zip_of(entries: dict[str, bytes]) -> bytes:
+def zip_of(entries: dict[str, bytes], compression: int = zipfile.ZIP_DEFLATED) -> bytes:
     buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as out:
+    with zipfile.ZipFile(buffer, "w", compression) as out:
         for name, data in entries.items():
             out.writestr(name, data)
     return buffer.getvalue()

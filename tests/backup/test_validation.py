@@ -81,14 +81,6 @@ def test_a_wrong_json_backup_is_a_400_naming_the_problem(home, case):
     assert_unchanged(home)
 
 
-def stored_zip(entries: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_STORED) as out:
-        for name, data in entries.items():
-            out.writestr(name, data)
-    return buffer.getvalue()
-
-
 def link_zip(json_entry: bytes) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as out:
@@ -100,7 +92,7 @@ def link_zip(json_entry: bytes) -> bytes:
 
 
 def crc_broken(entries: dict[str, bytes]) -> bytes:
-    data = bytearray(stored_zip(entries))
+    data = bytearray(zip_of(entries, zipfile.ZIP_STORED))
     at = data.index(b'"version"')
     data[at + 1] = ord("W")  # the stored bytes no longer match their CRC
     return bytes(data)
@@ -116,6 +108,7 @@ ZIP_CASES = {
     "crc error": (lambda h: crc_broken(good_entries(h)), "hausbox-backup.json"),
     "no json entry": (lambda h: zip_of({k: v for k, v in good_entries(h).items() if k != "hausbox-backup.json"}), "ZIP missing hausbox-backup.json"),
     "invalid json": (lambda h: zip_of({**good_entries(h), "hausbox-backup.json": b"{nope"}), "Invalid JSON in hausbox-backup.json"),
+    "json nested too deep": (lambda h: zip_of({**good_entries(h), "hausbox-backup.json": b"[" * 200_000}), "Invalid JSON in hausbox-backup.json"),
     "dot dot": (lambda h: zip_of({**good_entries(h), "data/../../evil": b"x"}), "Unsafe path in the archive: data/../../evil"),
     "absolute": (lambda h: zip_of({**good_entries(h), "/etc/evil": b"x"}), "Unsafe path in the archive: /etc/evil"),
     "backslash": (lambda h: zip_of({**good_entries(h), "data\\..\\evil": b"x"}), "Unsafe path in the archive"),
@@ -165,6 +158,8 @@ def test_bodies_that_are_not_a_backup(home):
     assert plain.status_code == 400 and "multipart/form-data" in plain.json()["error"]
     malformed = api.post("/backup", data=b"{nope", headers={"Content-Type": "application/json"})
     assert malformed.status_code == 400 and malformed.json()["error"] == "Malformed JSON body"
+    deep = api.post("/backup", data=b"[" * 200_000 + b"]" * 200_000, headers={"Content-Type": "application/json"})
+    assert deep.status_code == 400 and deep.json()["error"] == "Malformed JSON body"
     cut = api.post("/backup", data=b"--xyz\r\nContent-Disposition: form-data; name=\"file\"\r\n\r\nPK...", headers={"Content-Type": "multipart/form-data; boundary=xyz"})
     assert cut.status_code == 400 and cut.json()["error"] == "The multipart body ends before its closing boundary"
     assert_unchanged(home)

@@ -72,7 +72,7 @@ def serve(config: Config) -> int:
     if config.mdns:
         from hausbox.system.mdns import advertise
 
-        advertising = gevent.spawn(advertise, config.port)  # mDNS probing takes seconds: not on the boot path
+        advertising = gevent.spawn(advertise, config.port, engine)  # mDNS probing takes seconds: not on the boot path
     log.info("listening on %s:%d", config.bind, config.port)
     stopping.wait()
     log.info("shutting down: draining requests")

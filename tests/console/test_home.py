@@ -106,3 +106,16 @@ def test_screenshot_of_the_home(page, house):
     path = page.screenshot("home")
     assert path.stat().st_size > 10_000
     assert not page.errors(), page.errors()
+
+
+def test_on_a_phone_screen_nothing_overflows_sideways(page, house):
+    page.driver.set_window_size(390, 844)
+    try:
+        page.driver.refresh()
+        page.at("/")
+        width = page.driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert width[0] <= width[1], width
+        # Still usable: the spot's On button is there and reachable.
+        assert page.find(f"{card(house, 'spot')} button[data-order='state'][data-value='ON']").is_displayed()
+    finally:
+        page.driver.set_window_size(1280, 900)

@@ -11,6 +11,7 @@ const PAGES = [
   { path: "/", label: "Home", load: () => import("./pages/home.js") },
   { path: "/energy", label: "Energy", load: () => import("./pages/energy.js") },
   { path: "/history", label: "History", load: () => import("./pages/history.js") },
+  { path: "/admin", label: "Administration", admin: true, prefix: true, load: () => import("./pages/admin/index.js") },
 ];
 
 const app = document.getElementById("app");
@@ -65,14 +66,12 @@ async function route() {
   const main = layout(page);
   if (!page) {
     main.append(h("h1", {}, "Not found"), h("p", {}, h("a", { href: "/" }, t("Home"))));
-    return;
-  }
-  if (page.admin && me.role !== "admin") {
+  } else if (page.admin && me.role !== "admin") {
     main.append(h("h1", {}, "Not allowed"), h("p", {}, "This page is for administrators."));
-    return;
+  } else {
+    const module = await page.load();
+    cleanup = (await module.render(main, { me, navigate, path })) || null;
   }
-  const module = await page.load();
-  cleanup = (await module.render(main, { me, navigate, path })) || null;
   app.dataset.state = "ready"; // the page has its data: what the browser tests wait for
 }
 

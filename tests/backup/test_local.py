@@ -68,3 +68,20 @@ def test_restore_local_restores_at_the_next_start(house):
     house.restart()
     status, zones = call(house, "GET", "/zones")
     assert status == 200 and "Salon" in json.dumps(zones) and "Cuisine" not in json.dumps(zones), zones
+
+
+def test_a_backup_holds_the_history_points_still_in_memory_and_in_the_journal(make_house):
+    from tests.history.test_writer import START, sensor
+
+    house = make_house(start=START)
+    house.engine.settings.set_many({"history.commitIntervalSeconds": 10, "history.minWriteInterval": 0})
+    meter = sensor(house)
+    house.start()
+    house.report("meter", temperature=20.0)
+    house.advance(10)  # committed to the journal, not yet in history.db (flushed every half hour)
+    house.report("meter", temperature=21.5)  # still in the writer's memory
+    assert house.engine.history.pending == 1 and house.engine.history.store.pending == 1
+    path = house.engine.backups.create_local("1.0.0")
+    with zipfile.ZipFile(path) as zipped:
+        rows = zipped.read("history/raw.csv").decode().splitlines()
+    assert [row.split(",")[1:] for row in rows[1:]] == [[meter, "temperature", "20.0"], [meter, "temperature", "21.5"]]

@@ -79,3 +79,16 @@ def test_the_history_chart_of_a_measure(page, house, meters):
     assert page.first("#history-chart canvas")
     assert "points" in page.text("#history-note")
     assert not page.errors(), page.errors()
+
+
+def test_an_equipment_sparkline_opens_its_history(page, house, meters):
+    equipment = meters["main"]["id"]
+    wait_for(lambda: house.home.admin.get(f"/history/sparkline/{equipment}/power").json()["values"], timeout=10)
+    page.go("/")
+    page.at("/")
+    link = f"article[data-equipment-id='{equipment}'] a[data-sparkline='power']"
+    page.find(link)
+    assert page.driver.find_element("css selector", f"{link} polyline").get_attribute("points")
+    page.click(link)
+    page.at("/history")
+    page.wait(lambda: page.first(f"main[data-loaded='{equipment}:power']"), 5, "history of the sparkline's measure")

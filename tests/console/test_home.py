@@ -10,7 +10,9 @@ import pytest
 from selenium.webdriver.common.keys import Keys
 
 from tests.console.homes import sign_in
-from tests.zigbee import wait_sets
+from tests.harness import wait_for
+from tests.zigbee import created, wait_sets
+
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +121,31 @@ def test_on_a_phone_screen_nothing_overflows_sideways(page, house):
         assert page.find(f"{card(house, 'spot')} button[data-order='state'][data-value='ON']").is_displayed()
     finally:
         page.driver.set_window_size(1280, 900)
+
+
+@pytest.fixture(scope="module")
+def simulated(house, page):
+    """The simulator's VMC and thermostat (devices that answer their orders), on the same home."""
+    api = house.home.admin
+    values = {"integration.simulator.enabled": True, "integration.simulator.rooms": 1, "integration.simulator.message_rate": 0}
+    assert api.put("/settings", values).status_code == 200
+    devices = wait_for(lambda: (lambda d: d if {"sim-vmc", "sim-thermostat"} <= set(d) else None)(
+        {d["sourceDeviceId"]: d["id"] for d in api.get("/devices").json() if d["integrationId"] == "simulator"}), timeout=10)
+    made = {}
+    for key, name, kind, source in (("vmc", "VMC", "vmc", "sim-vmc"), ("thermostat", "Thermostat", "thermostat", "sim-thermostat")):
+        made[key] = created(api.post("/equipments", {"name": name, "type": kind, "zoneId": house.zones["Cuisine"], "deviceIds": [devices[source]]}))
+    page.driver.refresh()
+    page.at("/")
+    return made
+
+
+def test_the_vmc_speed_and_the_thermostat_setpoint(page, house, simulated):
+    api = house.home.admin
+    vmc = f"article[data-equipment-id='{simulated['vmc']['id']}']"
+    page.click(f"{vmc} button[data-order='speed'][data-value='v2']")
+    wait_for(lambda: (lambda d: d.get("high") == "ON" and d.get("low") == "OFF")(api.get(f"/equipments/{simulated['vmc']['id']}").json()["data"]), timeout=5)
+    page.wait(lambda: page.find(f"{vmc} button[data-value='v2']").get_attribute("aria-pressed") == "true", 2, "speed 2 shown")
+    thermostat = simulated["thermostat"]["id"]
+    before = api.get(f"/equipments/{thermostat}").json()["data"]["setpoint"]
+    page.find(f"article[data-equipment-id='{thermostat}'] input[data-order='setpoint']").send_keys(Keys.ARROW_RIGHT)
+    wait_for(lambda: api.get(f"/equipments/{thermostat}").json()["data"]["setpoint"] == before + 0.5, timeout=5)

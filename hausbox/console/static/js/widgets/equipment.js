@@ -186,7 +186,10 @@ export class EquipmentCard {
     if (!alias) return;
     try {
       const body = await get(`/history/sparkline/${this.equipment.id}/${alias}`);
-      if (body.values && body.values.length > 1) this.el.append(sparkline(body.values, `${alias}, last 24 hours`));
+      if (!body.values || !body.values.length) return;
+      // The sparkline opens the full chart of the same measure.
+      this.el.append(h("a", { href: `/history?equipment=${this.equipment.id}&alias=${alias}`, class: "spark-link", dataset: { sparkline: alias } },
+        sparkline(body.values, `${alias}, last 24 hours: open the history`)));
     } catch {
       /* no history for this measure: no sparkline */
     }

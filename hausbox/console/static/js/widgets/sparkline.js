@@ -10,8 +10,9 @@ export function sparkline(values, label) {
   svg.setAttribute("preserveAspectRatio", "none");
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-label", label);
-  const points = (values || []).filter((v) => typeof v === "number");
-  if (points.length < 2) return svg;
+  let points = (values || []).filter((v) => typeof v === "number");
+  if (!points.length) return svg;
+  if (points.length === 1) points = [points[0], points[0]]; // one half-hour so far: a flat line
   const min = Math.min(...points);
   const span = Math.max(...points) - min || 1;
   const line = document.createElementNS(NS, "polyline");

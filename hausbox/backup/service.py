@@ -88,9 +88,7 @@ class Backups:
         try:
             self._engine.devices.flush()
             self._in_worker("activity", self._engine.activity.flush)
-        except ServiceUnavailable:
-            raise
-        except Exception:  # noqa: BLE001 -- what they wrote last is still a backup
+        except Exception:  # noqa: BLE001 -- what they wrote last is still a backup (a busy feed included)
             log.exception("backup: what is kept in memory could not be written first (the last written is used)")
 
     def _copy_history(self, target: Path) -> None:

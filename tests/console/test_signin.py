@@ -103,13 +103,25 @@ def test_the_access_token_is_refreshed_before_it_expires(browser, server):
     assert not browser.errors(), browser.errors()
 
 
-def test_sign_in_with_a_totp_code(browser, server):
+def test_mfa_set_up_on_the_account_page_then_sign_in_with_a_code_and_a_backup_code(browser, server):
     owner = server.api(browser.session()["accessToken"])
     created = owner.post("/users", {"username": "guarded", "password": PASSWORD, "displayName": "Guarded", "role": "standard"})
     assert created.status_code == 201, created.text
-    api = server.api(server.api().post("/auth/login", {"username": "guarded", "password": PASSWORD}).json()["accessToken"])
-    secret = api.post("/me/mfa/totp/setup").json()["secret"]
-    assert api.post("/me/mfa/totp/confirm", {"code": pyotp.TOTP(secret).now()}).status_code == 200
+    browser.click("#signout")
+    sign_in(browser, "guarded")
+    browser.at("/")
+    browser.click("#whoami")
+    browser.at("/account")
+    assert "Off" in browser.text("#mfa-state")
+    browser.click("#mfa-start")
+    assert browser.find("#mfa .qr svg path")  # the QR code drawn from the server's SVG
+    secret = browser.find("#mfa-secret").text
+    browser.fill("#mfa-confirm-code", pyotp.TOTP(secret).now())
+    browser.click("#mfa button[type='submit']")
+    codes = [li.text for li in browser.wait(lambda: browser.all("#backup-codes li"), 5, "backup codes")]
+    assert len(codes) == 10
+    assert not browser.errors(), browser.errors()  # the QR code is drawn under the strict CSP
+
     browser.click("#signout")
     sign_in(browser, "guarded")
     browser.find("#mfa-form")
@@ -122,4 +134,26 @@ def test_sign_in_with_a_totp_code(browser, server):
     browser.click("#mfa-submit")
     browser.at("/")
     assert browser.text("#whoami") == "Guarded"
-    assert wait_for(lambda: browser.session())
+
+    browser.click("#signout")
+    sign_in(browser, "guarded")
+    browser.click("#mfa-backup")
+    browser.fill("#mfa-code", codes[0])
+    browser.click("#mfa-submit")
+    browser.at("/")
+    assert browser.text("#whoami") == "Guarded"
+    browser.logs()  # the wrong code's 401 above was expected
+
+
+def test_the_account_page_changes_the_name_and_the_language(browser, server):
+    browser.go("/account")
+    browser.at("/account")
+    browser.fill("#account-name", "Gardé")
+    browser.find("#account-language option[value=fr]").click()
+    browser.click("form:has(#account-name) button[type='submit']")
+    browser.wait(lambda: "Profile saved" in browser.text("#account-status"), 5)
+    me = server.api(browser.session()["accessToken"]).get("/me").json()
+    assert (me["displayName"], me["preferences"]["language"]) == ("Gardé", "fr")
+    browser.driver.refresh()
+    browser.ready()
+    assert browser.text("a[data-nav='/']") == "Maison" and browser.text("#whoami") == "Gardé"

@@ -11,6 +11,7 @@ const PAGES = [
   { path: "/", label: "Home", load: () => import("./pages/home.js") },
   { path: "/energy", label: "Energy", load: () => import("./pages/energy.js") },
   { path: "/history", label: "History", load: () => import("./pages/history.js") },
+  { path: "/account", label: "My account", hidden: true, load: () => import("./pages/account.js") },
   { path: "/admin", label: "Administration", admin: true, prefix: true, load: () => import("./pages/admin/index.js") },
 ];
 
@@ -89,7 +90,7 @@ async function show(redirect, load) {
 
 function layout(current) {
   clear(app);
-  const links = PAGES.filter((p) => !p.admin || me.role === "admin").map((p) =>
+  const links = PAGES.filter((p) => !p.hidden && (!p.admin || me.role === "admin")).map((p) =>
     h("a", { href: p.path, class: "nav-link", "aria-current": p === current ? "page" : false, dataset: { nav: p.path } }, t(p.label)),
   );
   const dot = h("span", { class: "live-dot", role: "status", title: "Live updates" });
@@ -102,7 +103,7 @@ function layout(current) {
     { class: "top" },
     h("a", { href: "/", class: "brand" }, h("img", { src: document.querySelector("link[rel=icon]").href, alt: "", width: 24, height: 24 }), "hausbox"),
     h("nav", { "aria-label": "Main" }, links),
-    h("div", { class: "who" }, dot, h("span", { class: "muted", id: "whoami" }, me.displayName || me.username),
+    h("div", { class: "who" }, dot, h("a", { href: "/account", class: "muted", id: "whoami", title: "My account" }, me.displayName || me.username),
       h("button", { type: "button", class: "ghost", id: "signout", onclick: () => signOut() }, t("Sign out"))),
   );
   const main = h("main", { id: "main", tabindex: "-1" });

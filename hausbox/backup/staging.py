@@ -26,6 +26,7 @@ from hausbox.core.components import Component
 from hausbox.history import csvdump
 from hausbox.history.store import FILE_NAME as HISTORY_FILE
 from hausbox.history.store import JOURNAL_NAME
+from hausbox.system.identity import MARKER_FILE  # the deployment's identity: never backed up, never restored
 from hausbox.updater.state import sync_folder, write_json
 
 log = logging.getLogger("hausbox.backup")
@@ -35,7 +36,6 @@ STAGING = "restore-staged.tmp"  # being built: deleted at start (a kill -9 durin
 REPLACED = "restore-staged.old"  # a staged restore another one replaces, deleted right after
 MANIFEST = "manifest.json"  # written last: a staged folder without it is not a restore
 MAIN_DB = "hausbox.db"
-MARKER_FILE = "instance.json"  # the deployment's identity (system/identity.py): never backed up, never restored
 CSV_COVERED = (HISTORY_FILE, JOURNAL_NAME)  # the history goes as CSV, not as its files
 
 

@@ -10,7 +10,7 @@ NULLABLE_TEXT = {"type": ["string", "null"]}
 VERSION_RESPONSE = {
     "type": "object",
     "description": "current: this engine's version; latest, releaseUrl, notes: the newest release the feed announced (null before a "
-    "successful check); updateAvailable: latest is a newer semver; feedUrl, lastCheck, lastError: the feed and how its last read went; "
+    "successful check); updateAvailable: latest is a newer semver; feedUrl (admins only), lastCheck, lastError: the feed and how its last read went; "
     "held: why polling is held (shadow mode, an inert instance); dockerAvailable, composeManaged: this machine (a docker socket, a "
     "compose-managed container); selfUpdate: whether and how POST /system/update works here (method release-slots on the appliance, "
     "else the reason it is disabled); restart: the same for POST /system/restart; update: the attempt in progress",
@@ -49,7 +49,10 @@ STARTED_RESPONSE = {
 
 
 def version_info(call: Call) -> dict[str, Any]:
-    return {**call.engine.versions.json(), **call.engine.self_update.json()}
+    info = {**call.engine.versions.json(), **call.engine.self_update.json()}
+    if call.principal is None or not call.principal.is_admin:
+        info["feedUrl"] = None  # it may carry a credential; the setting itself is admin-only too
+    return info
 
 
 def check_version(call: Call) -> dict[str, Any]:

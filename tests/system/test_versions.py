@@ -50,7 +50,9 @@ def test_a_newer_release_is_announced_and_reported(make_server, host):
     assert len(events.events("system.update.available")) == 1
     # A standard user reads the version but may not force a check.
     _, standard = home.new_user("standard")
-    assert standard.get("/system/version").status_code == 200
+    seen_by_standard = standard.get("/system/version")
+    assert seen_by_standard.status_code == 200 and seen_by_standard.json()["feedUrl"] is None
+    assert info["feedUrl"] == host.feed_url
     assert standard.post("/system/version/check").status_code == 403
 
 

@@ -7,6 +7,8 @@ import hashlib
 import io
 import os
 import stat
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -113,3 +115,14 @@ def test_an_interrupted_update_is_rolled_back_at_boot(tmp_path):
     assert state["done"] is True and state["ok"] is False and state["steps"][-1]["step"] == "failed"
     assert recover(data, root) == "nothing to recover"  # once recorded, never again
     assert layout.linked_version(root) == "1.0.0"
+
+
+def test_the_helper_imports_nothing_of_the_engine():
+    # A broken release must not break the helper that rolls it back: stdlib and requests only.
+    probe = "import sys, hausbox.updater.__main__; print(' '.join(sorted(m for m in sys.modules if '.' not in m or m.startswith('hausbox'))))"
+    done = subprocess.run([sys.executable, "-I", "-c", probe], capture_output=True, text=True, cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    modules = set(done.stdout.split())
+    assert {m for m in modules if m.startswith("hausbox")} <= {"hausbox", "hausbox.updater", "hausbox.updater.__main__", "hausbox.updater.run",
+                                                             "hausbox.updater.state", "hausbox.updater.layout", "hausbox.updater.artifact"}  # fmt: skip
+    assert not modules & {"gevent", "pony", "bottle", "jsonschema", "orjson", "zeroconf", "paho"}

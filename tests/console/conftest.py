@@ -9,12 +9,12 @@ import pytest
 from tests.console.browser import Browser, chromium_path, driver_path
 from tests.console.homes import ZigbeeHome, zigbee_home
 
-if not (chromium_path() and driver_path()):
-    pytest.skip("chromium and chromium-driver are not installed (make test-deps installs them)", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    if not (chromium_path() and driver_path()):
+        pytest.skip("chromium and chromium-driver are not installed (make test-deps installs them)")
     instance = Browser()
     yield instance
     instance.quit()

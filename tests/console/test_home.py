@@ -149,3 +149,13 @@ def test_the_vmc_speed_and_the_thermostat_setpoint(page, house, simulated):
     before = api.get(f"/equipments/{thermostat}").json()["data"]["setpoint"]
     page.find(f"article[data-equipment-id='{thermostat}'] input[data-order='setpoint']").send_keys(Keys.ARROW_RIGHT)
     wait_for(lambda: api.get(f"/equipments/{thermostat}").json()["data"]["setpoint"] == before + 0.5, timeout=5)
+
+
+def test_keyboard_navigation_reaches_a_page_and_lands_on_its_content(page, house):
+    page.driver.execute_script("window.scrollTo(0, 0)")
+    link = page.find("a[data-nav='/energy']")
+    link.send_keys(Keys.ENTER)
+    page.at("/energy")
+    assert page.driver.execute_script("return document.activeElement.id") == "main"
+    page.find("a[data-nav='/']").send_keys(Keys.ENTER)
+    page.at("/")

@@ -18,10 +18,14 @@ const PAGES = [
 const app = document.getElementById("app");
 let me = null;
 let cleanup = null;
+let moved = false; // a page change by a link: keyboard and screen reader users start at the new content
 
 export function navigate(path, replace = false) {
   if (replace) history.replaceState(null, "", path);
-  else history.pushState(null, "", path);
+  else {
+    history.pushState(null, "", path);
+    moved = true;
+  }
   route();
 }
 
@@ -73,6 +77,8 @@ async function route() {
     const module = await page.load();
     cleanup = (await module.render(main, { me, navigate, path })) || null;
   }
+  if (moved) main.focus();
+  moved = false;
   app.dataset.state = "ready"; // the page has its data: what the browser tests wait for
 }
 

@@ -103,11 +103,12 @@ export class EquipmentCard {
     const input = h("input", { type: "range", min, max, step, dataset: { order: alias }, "aria-label": `${this.equipment.name} ${alias}` });
     const output = h("output", {});
     const sync = (data) => {
-      // The measure bound under the same alias (or the setpoint for set_setpoint) shows where it is.
+      // The measure bound under the same alias shows where it is; none yet: no number to claim.
       const value = data[alias];
       if (typeof value === "number" && document.activeElement !== input) input.value = String(value);
-      output.textContent = formatValue(Number(input.value), this.units[alias]);
+      output.textContent = typeof value === "number" || input.dataset.moved ? formatValue(Number(input.value), this.units[alias]) : "–";
     };
+    input.addEventListener("input", () => (input.dataset.moved = "1"));
     input.addEventListener("input", () => (output.textContent = formatValue(Number(input.value), this.units[alias])));
     input.addEventListener("change", () => this.send(alias, Number(input.value)));
     sync(this.equipment.data || {});

@@ -42,6 +42,8 @@ const WORDS = {
     "Year": "Année",
     "The passwords differ": "Les mots de passe diffèrent",
     "Used for the time zone, sunrise and sunset.": "Sert au fuseau horaire, au lever et au coucher du soleil.",
+    "Sunrise and sunset follow at once; the time zone at the box's next start.":
+      "Le lever et le coucher du soleil suivent aussitôt ; le fuseau horaire au prochain démarrage de la box.",
   },
 };
 

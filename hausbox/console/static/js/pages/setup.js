@@ -68,6 +68,8 @@ function locationStep(main, done) {
   const form = h("form", { class: "card", id: "location-form" },
     h("h1", {}, t("Home location")),
     h("p", { class: "muted" }, t("Used for the time zone, sunrise and sunset.")),
+    // The engine picks its time zone at start-up (hausbox/system/timezone.py): say so.
+    h("p", { class: "muted" }, t("Sunrise and sunset follow at once; the time zone at the box's next start.")),
     h("div", { class: "row" }, field(t("Latitude"), latitude), field(t("Longitude"), longitude)),
     error, result,
     h("div", { class: "actions" },

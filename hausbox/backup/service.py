@@ -157,8 +157,10 @@ class Backups:
     def _local_file(self, filename: Any) -> Path:
         if not isinstance(filename, str) or not filename or "/" in filename or "\\" in filename or ".." in filename or "\x00" in filename:
             raise BadRequest("Invalid filename: a local backup's name, without a path")
-        path = self.local_dir / filename
-        if path.is_symlink() or not path.is_file():
+        # Only a name the listing shows: nothing the caller types reaches the file system (a name
+        # longer than the file system allows was a 500).
+        path = next((p for p in self._local_files() if p.name == filename), None)
+        if path is None:
             raise BadRequest(f"Backup file not found: {filename[:200]}")
         return path
 

@@ -38,22 +38,42 @@ STATES = ("built", "starting", "running", "stopping", "final write", "closed")
 
 class Engine:
     # what the components build (see their component.py); declared so that readers find them
-    auth: Any
-    hub: Any
-    sunlight: Any
-    zones: Any
-    devices: Any
-    integrations: Any
-    equipments: Any
-    orders: Any
-    aggregator: Any
-    zone_orders: Any
-    modes: Any
-    calendar: Any
-    button_actions: Any
+    action_refs: Any
     activity: Any
+    aggregator: Any
+    audit: Any
+    auth: Any
+    backups: Any
+    battery: Any
+    button_actions: Any
+    calendar: Any
+    camera: Any
+    charts: Any
+    confirmation: Any
+    dashboard: Any
+    devices: Any
+    equipments: Any
+    equipments_view: Any
+    freshness: Any
+    history: Any
+    history_jobs: Any
+    hub: Any
+    integrations: Any
+    modes: Any
+    notifications: Any
+    orders: Any
+    plugins: Any
+    publishers: Any
     recipes: Any
+    self_update: Any
     storage: Any
+    sunlight: Any
+    tariff: Any
+    timed_actions: Any
+    versions: Any
+    vmc: Any
+    zone_orders: Any
+    zones: Any
 
     def __init__(self, config: Config, clock: Clock | None = None, components: list[Component] | None = None):
         self.config = config

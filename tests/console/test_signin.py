@@ -103,6 +103,36 @@ def test_the_access_token_is_refreshed_before_it_expires(browser, server):
     assert not browser.errors(), browser.errors()
 
 
+def test_two_tabs_share_one_session_through_a_refresh(browser, server):
+    """Two tabs load at once with the session about to expire: one refreshes, the other takes its
+    pair. Both refreshing with the same token would look like theft to the server, which would
+    end the session of both."""
+    first = browser.driver.current_window_handle
+    before = browser.session()
+    browser.driver.execute_script("window.other = window.open(location.href)")
+    second = next(h for h in browser.driver.window_handles if h != first)
+    browser.driver.switch_to.window(second)
+    browser.ready()
+    browser.driver.switch_to.window(first)
+    browser.driver.execute_script(
+        "const s = JSON.parse(localStorage.getItem('hausbox.session')); s.expiresAt = Date.now() + 3000;"
+        "localStorage.setItem('hausbox.session', JSON.stringify(s)); window.other.location.reload(); location.reload()")
+    browser.ready()
+    browser.wait(lambda: (lambda s: s and s["refreshToken"] != before["refreshToken"])(browser.session()), 10, "token refresh")
+    time.sleep(2)  # both tabs' refreshes done
+    after = browser.session()
+    assert after and server.api(after["accessToken"]).get("/me").status_code == 200  # the session lives
+    for handle in (first, second):
+        browser.driver.switch_to.window(handle)
+        browser.driver.refresh()
+        browser.at("/")
+        assert browser.text("#whoami") == "The Owner", handle
+    browser.driver.switch_to.window(second)
+    browser.driver.close()
+    browser.driver.switch_to.window(first)
+    assert not browser.errors(), browser.errors()
+
+
 def test_mfa_set_up_on_the_account_page_then_sign_in_with_a_code_and_a_backup_code(browser, server):
     owner = server.api(browser.session()["accessToken"])
     created = owner.post("/users", {"username": "guarded", "password": PASSWORD, "displayName": "Guarded", "role": "standard"})

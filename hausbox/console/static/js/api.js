@@ -69,26 +69,77 @@ function schedule() {
   clearTimeout(timer);
   if (!session) return;
   const early = Math.min(EARLY_MS, session.lifetimeMs * 0.2);
-  timer = setTimeout(() => refresh().catch(() => {}), Math.max(1000, session.expiresAt - early - Date.now()));
+  // A few random seconds apart, so that tabs opened together do not refresh at the same instant.
+  const jitter = Math.random() * Math.min(5000, early / 2);
+  timer = setTimeout(() => refresh().catch(() => {}), Math.max(1000, session.expiresAt - early - Date.now()) + jitter);
 }
+
+// Another tab of the console shares the session (localStorage): when it refreshes, this one takes
+// the new pair instead of refreshing with a token the server has already rotated out, which it
+// would take for a stolen token and end the session of both.
+window.addEventListener("storage", (event) => {
+  if (event.key !== KEY) return;
+  session = load();
+  schedule();
+  for (const listener of listeners) listener(session);
+});
 
 export function refresh() {
   if (refreshing) return refreshing;
-  const token = session && session.refreshToken;
-  if (!token) return Promise.reject(new ApiError(401, { error: "Not signed in" }));
-  refreshing = raw("POST", "/auth/refresh", { refreshToken: token }, null)
-    .then((pair) => {
+  refreshing = (async () => {
+    const release = await refreshLock();
+    try {
+      const stored = load();
+      if (!stored || !session) throw new ApiError(401, { error: "Not signed in" });
+      if (stored.refreshToken !== session.refreshToken) {
+        session = stored; // another tab refreshed while this one waited: take its pair
+        schedule();
+        return stored;
+      }
+      const pair = await raw("POST", "/auth/refresh", { refreshToken: session.refreshToken }, null);
       signedIn(pair);
       return pair;
-    })
-    .catch((error) => {
+    } catch (error) {
       if (error.status === 401 || error.status === 400) save(null); // the session is over: sign in again
       throw error;
-    })
-    .finally(() => {
+    } finally {
+      release();
       refreshing = null;
-    });
+    }
+  })();
   return refreshing;
+}
+
+// One tab refreshes at a time. There is no cross-tab lock on a plain-HTTP page (Web Locks need a
+// secure context, and the box is usually http://hausbox.local), so: a claim in localStorage, read
+// back after a moment (of two tabs writing at once, the last one wins and the other sees it), held
+// at most 5 s.
+const LOCK = "hausbox.refreshLock";
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function refreshLock() {
+  const me = Math.random().toString(36).slice(2);
+  const holder = () => {
+    try {
+      return JSON.parse(localStorage.getItem(LOCK));
+    } catch {
+      return null;
+    }
+  };
+  for (let attempt = 0; attempt < 60; attempt++) {
+    const held = holder();
+    if (!held || held.until < Date.now()) {
+      localStorage.setItem(LOCK, JSON.stringify({ me, until: Date.now() + 5000 }));
+      await sleep(40);
+      if ((holder() || {}).me === me) {
+        return () => {
+          if ((holder() || {}).me === me) localStorage.removeItem(LOCK);
+        };
+      }
+    }
+    await sleep(100 + Math.random() * 50);
+  }
+  return () => {}; // a lock never released (a tab closed mid-refresh) expires; go on without it
 }
 
 export async function signOut() {

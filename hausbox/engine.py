@@ -137,6 +137,13 @@ class Engine:
         self.state = "running"
         log.info("hausbox %s started (data in %s)", __version__, self.config.data_dir)
 
+    def checkpoint(self) -> None:
+        """Every component writes what it keeps in memory (see core/components.py); the first that
+        cannot raises, and the caller (a backup) must not read a data directory missing it."""
+        for component in self.components:
+            if component.checkpoint is not None:
+                component.checkpoint(self)
+
     def stop(self) -> None:
         """Stop in stages so that nothing queued is lost: what the workers hold runs before the
         integrations disconnect, what the last messages caused runs before the final write."""

@@ -19,4 +19,5 @@ COMPONENT = Component(
     routes="hausbox.activity.routes",
     setup=setup,
     final_write=lambda engine: engine.activity.stop(),  # the items not yet stored
+    checkpoint=lambda engine: engine.workers.get("activity").run_and_wait(engine.activity.flush),  # its worker writes them
 )

@@ -24,7 +24,7 @@ from hausbox.api.routing import client_address
 from hausbox.audit import store
 from hausbox.audit.entry import Row, action_of, agent_of, outcome_of, target_of, tried_name, who
 from hausbox.core.clock import Clock, Timer
-from hausbox.core.workers import Worker
+from hausbox.core.workers import Worker, in_thread
 from hausbox.system.alarms import Alarms
 
 if TYPE_CHECKING:
@@ -45,11 +45,6 @@ DAY_MS = 86_400_000
 PRUNE_CHUNK = 1000
 OVERFLOW_ALARM = "audit-overflow"
 WRITE_ALARM = "audit-write"
-
-
-def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """Run ``fn(*args)`` in gevent's thread pool; the calling greenlet waits, the others run."""
-    return gevent.get_hub().threadpool.apply(fn, args)
 
 
 class AuditTrail:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import bcrypt
-import gevent
 
 from hausbox.core.errors import BadRequest
+from hausbox.core.workers import in_thread
 
 MIN_LENGTH = 8
 MAX_BYTES = 72  # bcrypt reads no further; refusing longer passwords beats silently truncating them
@@ -20,11 +20,11 @@ def check_policy(password: str, field: str = "password") -> None:
 
 def hash_password(password: str, rounds: int) -> str:
     salt = bcrypt.gensalt(rounds)
-    return gevent.get_hub().threadpool.apply(bcrypt.hashpw, (password.encode("utf-8"), salt)).decode("ascii")
+    return in_thread(bcrypt.hashpw, password.encode("utf-8"), salt).decode("ascii")
 
 
 def verify_password(password: str, hashed: str) -> bool:
     candidate = password.encode("utf-8")
     if len(candidate) > MAX_BYTES:
         return False
-    return bool(gevent.get_hub().threadpool.apply(bcrypt.checkpw, (candidate, hashed.encode("ascii"))))
+    return bool(in_thread(bcrypt.checkpw, candidate, hashed.encode("ascii")))

@@ -1,9 +1,10 @@
 """Backups: the export (a ZIP, or JSON without history), restores staged for the next start, and
 the local backups taken before an update.
 
-An export is a consistent snapshot: the main database is copied with SQLite's backup API (one
-step: one read transaction), the history store likewise from inside the history worker, after the
-writer committed and flushed what it held (no other history write can run meanwhile). The ZIP is
+An export is a consistent snapshot: every component first writes what it keeps in memory (the
+engine's checkpoint: device values, activity items, the history writer's points); the main
+database is then copied with SQLite's backup API (one step: one read transaction), the history
+store likewise from inside the history worker (no tier job writes meanwhile). The ZIP is
 then built from the copies in a thread (the event loop keeps serving), in a folder under the data
 directory, and streamed from an unlinked file: nothing is left behind.
 """
@@ -22,14 +23,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Callable
 
-import gevent
-from gevent.event import AsyncResult
 from gevent.lock import Semaphore
 
 from hausbox import __version__
 from hausbox.backup import archive, staging, tables
 from hausbox.backup.staging import Staging
-from hausbox.core.errors import BadRequest, Conflict, ServiceUnavailable
+from hausbox.core.errors import BadRequest, Conflict
+from hausbox.core.workers import in_thread
 from hausbox.history import csvdump
 from hausbox.updater.state import sync_folder
 
@@ -39,7 +39,6 @@ LOCAL_DIR = "backups"
 LOCAL_KEEP = 3
 WORK_PREFIX = "backup-work-"  # an export's or an upload's folder; leftovers are removed at start
 MAX_UPLOAD_BYTES = 512 << 20
-WORKER_WAIT_S = 120.0
 _VERSION = re.compile(r"^[0-9A-Za-z.+-]{1,64}$")
 
 
@@ -74,54 +73,14 @@ class Backups:
     def export(self, work: Path, zip_always: bool = False) -> Path | dict[str, Any]:
         """A backup built in ``work``: the ZIP's path, or the JSON document when there is no
         history at all (unless ``zip_always``)."""
-        self._write_memory()
-        _in_thread(_sqlite_copy, self.data_dir / staging.MAIN_DB, work / staging.MAIN_DB)
-        self._copy_history(work / staging.HISTORY_FILE)
+        self._engine.checkpoint()  # what components keep in memory, on disk first (or a 503)
+        in_thread(_sqlite_copy, self.data_dir / staging.MAIN_DB, work / staging.MAIN_DB)
+        history = self._engine.history.store.path  # copied in its worker: no tier job writes meanwhile
+        self._engine.workers.get("history").run_and_wait(lambda: in_thread(_sqlite_copy, history, work / staging.HISTORY_FILE))
         excluded = staging.excluded_tables(self._engine.components)
         document = {"version": archive.VERSION, "exportedAt": iso_now(), "engineVersion": __version__}
         files = sorted(staging.data_files(self._engine.components))
-        return _in_thread(_build, work, document, excluded, self.data_dir, files, zip_always)
-
-    def _write_memory(self) -> None:
-        """What components keep in memory and write later (their ``final_write``), written now:
-        device values (the snapshot file), activity items (in their worker, which writes them)."""
-        try:
-            self._engine.devices.flush()
-            self._in_worker("activity", self._engine.activity.flush)
-        except Exception:  # noqa: BLE001 -- what they wrote last is still a backup (a busy feed included)
-            log.exception("backup: what is kept in memory could not be written first (the last written is used)")
-
-    def _copy_history(self, target: Path) -> None:
-        """In the history worker (no other history write runs meanwhile): commit and flush what the
-        writer holds, then copy the store."""
-        writer = self._engine.history
-
-        def job() -> None:
-            writer.commit()
-            writer.flush()
-            if writer.pending or writer.store.pending:
-                raise ServiceUnavailable("History points could not be written to the store: no backup now (see the alarms)")
-            _in_thread(_sqlite_copy, writer.store.path, target)
-
-        self._in_worker("history", job)
-
-    def _in_worker(self, name: str, fn: Callable[[], None]) -> None:
-        """Run ``fn`` as a job of the worker ``name`` and wait for it; its exception is raised here."""
-        done = AsyncResult()
-
-        def job() -> None:
-            try:
-                done.set(fn())
-            except BaseException as error:  # handed to the waiting request
-                done.set_exception(error)
-
-        worker = self._engine.workers.get(name)
-        if worker is None or not worker.submit(job):
-            raise ServiceUnavailable(f"The {name} worker is busy: try again")
-        try:
-            done.get(timeout=WORKER_WAIT_S)
-        except gevent.Timeout:
-            raise ServiceUnavailable(f"The {name} worker did not answer in time: try again") from None
+        return in_thread(_build, work, document, excluded, self.data_dir, files, zip_always)
 
     # ---- restore -------------------------------------------------------------------------------
     def restore_archive(self, zip_path: Path) -> dict[str, Any]:
@@ -143,7 +102,7 @@ class Backups:
                 except (archive.ArchiveError, tables.TableError, csvdump.CsvError) as error:
                     return BadRequest(str(error))  # returned, not raised: the thread pool would print it
 
-            summary = _in_thread(run)
+            summary = in_thread(run)
             if isinstance(summary, BadRequest):
                 raise summary
         finally:
@@ -199,11 +158,6 @@ class Backups:
             {"filename": p.name, "size": p.stat().st_size, "createdAt": datetime.fromtimestamp(p.stat().st_mtime, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")}
             for p in self._local_files()
         ]
-
-
-def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    """Run blocking file and SQLite work in a native thread: the event loop keeps serving."""
-    return gevent.get_hub().threadpool.apply(fn, args)
 
 
 def _build(work: Path, document: dict[str, Any], excluded: list[str], data_dir: Path, files: list[str], zip_always: bool) -> Path | dict[str, Any]:

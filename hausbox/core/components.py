@@ -18,6 +18,10 @@ orders them by ``requires``. A component declares:
   order: ``stop`` (automation and timers off: nothing new is started), the workers drain,
   ``disconnect`` (inputs and sockets closed), the workers drain again, ``final_write`` (what is
   kept in memory goes to disk), and the database closes.
+
+And one hook on demand, ``checkpoint(engine)``: write now what the component keeps in memory and
+would write later, and return once it is on disk (it may wait for a job of its worker); raise when
+it cannot. A backup runs every checkpoint before it reads the data directory.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ class Component:
     stop: Hook | None = None
     disconnect: Hook | None = None
     final_write: Hook | None = None
+    checkpoint: Hook | None = None
 
 
 def discover(package: str = "hausbox") -> list[Component]:

@@ -22,14 +22,22 @@ from collections import deque
 from typing import Any, Callable
 
 import gevent
+from gevent.event import AsyncResult
 from gevent.event import Event as Flag
 
 from hausbox.core.bus import Event, EventBus
+from hausbox.core.errors import ServiceUnavailable
 
 log = logging.getLogger("hausbox.workers")
 
 DEFAULT_CAPACITY = 10_000
 SLICE_S = 0.005  # a worker with a long queue yields the core this often
+
+
+def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run blocking work (a file, SQLite, bcrypt) in gevent's native thread pool: the calling
+    greenlet waits, every other greenlet runs on."""
+    return gevent.get_hub().threadpool.apply(fn, args)
 
 
 class OutboundGate:
@@ -113,6 +121,25 @@ class Worker:
     def submit_outbound(self, fn: Callable[..., Any], *args: Any) -> bool:
         """Queue ``fn(*args)``, a job that acts on the home: held while the outbound gate is closed."""
         return self._queue(fn, args, True)
+
+    def run_and_wait(self, fn: Callable[[], Any], timeout_s: float = 120.0) -> Any:
+        """Run ``fn`` as this worker's next job and wait for its result; its exception is raised here.
+        For a caller that needs, now, what only this worker may do (a checkpoint before a backup);
+        a full queue or no answer in time is a 503."""
+        done = AsyncResult()
+
+        def job() -> None:
+            try:
+                done.set(fn())
+            except BaseException as error:  # handed to the waiting caller
+                done.set_exception(error)
+
+        if not self.submit(job):
+            raise ServiceUnavailable(f"The {self.name} worker is busy: try again")
+        try:
+            return done.get(timeout=timeout_s)
+        except gevent.Timeout:
+            raise ServiceUnavailable(f"The {self.name} worker did not answer in time: try again") from None
 
     def _queue(self, fn: Callable[..., Any], args: tuple[Any, ...], outbound: bool) -> bool:
         jobs = self._jobs

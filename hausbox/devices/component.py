@@ -27,4 +27,5 @@ COMPONENT = Component(
     start=start,
     stop=lambda engine: engine.battery.stop(),
     final_write=lambda engine: engine.devices.stop(),  # the values not yet persisted
+    checkpoint=lambda engine: engine.devices.flush(),
 )

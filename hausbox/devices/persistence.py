@@ -20,6 +20,7 @@ import gevent.lock
 from pony import orm
 
 from hausbox.core.clock import now_ms
+from hausbox.core.workers import in_thread
 from hausbox.devices import snapshot
 from hausbox.devices.device import Datum, Device, Order
 from hausbox.devices.discovery import OrderSpec
@@ -168,7 +169,7 @@ class SnapshotKeeper:
             if data or device.last_seen is not None or device.status != "unknown":
                 states[device.id] = snapshot.DeviceState(device.status, device.last_seen, data)
         body = snapshot.encode(states, now_ms())
-        size, error = gevent.get_hub().threadpool.apply(_write_in_thread, (self.path, body))
+        size, error = in_thread(_write_in_thread, self.path, body)
         if error is not None:
             raise error
         log.debug("device state snapshot: %d devices, %d bytes", len(states), size)

@@ -1,6 +1,7 @@
 """History: the local store of equipment values over time, its writer and its tier jobs (workers)."""
 
 from hausbox.core.components import Component
+from hausbox.core.errors import ServiceUnavailable
 from hausbox.history.export import InfluxExport
 from hausbox.history.jobs import TierJobs
 from hausbox.history.store import FILE_NAME, JOURNAL_NAME, HistoryStore
@@ -33,6 +34,20 @@ def stop(engine) -> None:  # noqa: ANN001
     engine.history.export.stop()
 
 
+def checkpoint(engine) -> None:  # noqa: ANN001
+    """In the history worker, so no other history write runs meanwhile: commit, then move every
+    point into the store; a store that refuses them (a full disk) fails the checkpoint."""
+    writer = engine.history
+
+    def job() -> None:
+        writer.commit()
+        writer.flush()
+        if writer.pending or writer.store.pending:
+            raise ServiceUnavailable("History points could not be written to the store (see the alarms)")
+
+    engine.workers.get("history").run_and_wait(job)
+
+
 def final_write(engine) -> None:  # noqa: ANN001
     engine.history.final_write()  # the points not yet committed, handed to the export's disk queue
     engine.history.export.final_write()
@@ -48,4 +63,5 @@ COMPONENT = Component(
     start=start,
     stop=stop,
     final_write=final_write,
+    checkpoint=checkpoint,
 )

@@ -8,7 +8,7 @@ PORT ?= 3000
 HAUSBOX_DATA_DIR ?= ./data
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-update test-deps bench clean
+.PHONY: install run test test-update test-deps bench clean image qemu-smoke
 
 install: $(STAMP)
 
@@ -43,6 +43,21 @@ test: install test-deps
 # The update helper with real releases (wheels built from this tree, venvs installed, restarts): slow, apart.
 test-update: install
 	HAUSBOX_TEST_UPDATE=1 $(BIN)/python -m pytest tests/updater $(PYTEST_ARGS)
+
+# The appliance image (firmware-image/README.md): TARGET=amd64 (QEMU, mini PCs) or arm64 (Raspberry Pi 4/5).
+# Built from the committed tree (HEAD), as root; installs the Debian tools it needs.
+TARGET ?= amd64
+
+image: install
+	PYTHON=$(abspath $(BIN)/python) TARGET=$(TARGET) firmware-image/build.sh
+
+# Boots the amd64 image in QEMU (TCG) and runs the smoke scenarios of tests/image; the image is
+# (re)built first when it is missing or was built from another commit than HEAD.
+qemu-smoke: install
+	@firmware-image/tools.sh smoke
+	@grep -qs "\"commit\": \"$$(git rev-parse HEAD)\"" firmware-image/out/amd64/build-info.json || \
+		$(MAKE) --no-print-directory image TARGET=amd64
+	HAUSBOX_IMAGE_TESTS=1 $(BIN)/python -m pytest tests/image $(PYTEST_ARGS)
 
 bench: install test-deps
 	@$(BIN)/python tools/bench

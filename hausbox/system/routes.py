@@ -75,6 +75,10 @@ def get_mode(call: Call) -> dict[str, Any]:
     return {**call.engine.identity.json(), "held": call.engine.workers.gate.reasons}
 
 
+def get_alarms(call: Call) -> dict[str, Any]:
+    return {"alarms": call.engine.alarms.active()}
+
+
 def post_takeover(call: Call) -> dict[str, Any]:
     engine = call.engine
     if engine.identity.shadow:
@@ -95,6 +99,13 @@ SETTINGS_BODY = {
     "type": "object",
     "propertyNames": SETTING_KEY,
     "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
+}
+
+ALARMS_RESPONSE = {
+    "type": "object",
+    "description": "{alarms: [{alarmId, level (info, warning, error), source, message, raisedAt}]}, as system.alarm.raised announced them",
+    "required": ["alarms"],
+    "properties": {"alarms": {"type": "array", "items": {"type": "object", "required": ["alarmId", "level", "source", "message", "raisedAt"]}}},
 }
 
 MODE_RESPONSE = {
@@ -123,6 +134,7 @@ ROUTES = [
     Route("GET", "/logs/level", get_log_level, summary="Runtime level of the ring buffer"),
     Route("PUT", "/logs/level", put_log_level, body=obj(required={"level": one_of(*LEVELS)}), summary="Set the ring buffer's level"),
     Route("GET", "/system/timezone", get_timezone, summary="The home's time zone: {tz, source (env, location, default), offsetHours}"),
+    Route("GET", "/system/alarms", get_alarms, summary="The system alarms active now (a client opened after one was raised sees it)", response=ALARMS_RESPONSE),
     Route("GET", "/system/mode", get_mode, summary="Run mode and instance identity", response=MODE_RESPONSE),
     Route("POST", "/system/mode/takeover", post_takeover, summary="Confirm the takeover of a database restored from another instance (applies at the next start)", response=MODE_RESPONSE),
     Route("GET", "/openapi.json", openapi, summary="This document"),

@@ -16,7 +16,6 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webelement import WebElement
 
-ROOT = Path(__file__).resolve().parents[2]
 # Review copies go to a temporary folder; the README's pictures are refreshed on purpose with
 # HAUSBOX_SCREENSHOTS=docs/screenshots (a plain test run leaves the checkout clean).
 SCREENSHOTS = Path(os.environ.get("HAUSBOX_SCREENSHOTS") or Path(tempfile.gettempdir()) / "hausbox-screenshots").absolute()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Iterator
 
 import bottle
@@ -14,6 +15,7 @@ from hausbox.api.schema import STRING, obj
 from hausbox.backup import upload
 from hausbox.backup.service import MAX_UPLOAD_BYTES
 from hausbox.core.errors import BadRequest, PayloadTooLarge
+from hausbox.core.jsonenc import dumps as json_bytes
 
 MAX_JSON_BODY_BYTES = 64 << 20
 RESTORED = {
@@ -30,9 +32,11 @@ def export(call: Call) -> Any:
     work = backups.work_dir()
     try:
         built = backups.export(work)
-        if isinstance(built, dict):
-            return built
-        name = f"hausbox-backup-{datetime.now(timezone.utc):%Y-%m-%d}.zip"
+        name = f"hausbox-backup-{datetime.now(timezone.utc):%Y-%m-%d}"
+        if isinstance(built, dict):  # no history: a JSON document, named as a download like the ZIP
+            headers = {"Content-Type": "application/json", "Content-Disposition": f'attachment; filename="{name}.json"'}
+            return bottle.HTTPResponse(json_bytes(built), status=200, headers=headers)
+        name += ".zip"
         size = built.stat().st_size
         stream = open(built, "rb")  # unlinked below: the open file is all that is left
     finally:
@@ -47,6 +51,13 @@ def _chunks(stream: Any) -> Iterator[bytes]:
             yield chunk
 
 
+def _json_payload(raw: bytes | bytearray) -> Any:
+    try:
+        return json.loads(raw)
+    except (ValueError, RecursionError):
+        raise BadRequest("Malformed JSON body") from None
+
+
 def restore(call: Call) -> dict[str, Any]:
     request = call.request
     content_type = request.environ.get("CONTENT_TYPE", "")
@@ -59,11 +70,7 @@ def restore(call: Call) -> dict[str, Any]:
             raw += chunk
             if len(raw) > MAX_JSON_BODY_BYTES:
                 raise PayloadTooLarge(f"A JSON backup is at most {MAX_JSON_BODY_BYTES >> 20} MB (send a ZIP)")
-        try:
-            payload = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise BadRequest("Malformed JSON body") from None
-        return call.engine.backups.restore_payload(payload)
+        return call.engine.backups.restore_payload(_json_payload(raw))
     boundary = upload.boundary_of(content_type)
     if request.content_length > MAX_UPLOAD_BYTES + (1 << 20):
         raise PayloadTooLarge(f"The backup is larger than {MAX_UPLOAD_BYTES >> 20} MB")
@@ -73,9 +80,17 @@ def restore(call: Call) -> dict[str, Any]:
         zip_path = work / "upload.zip"
         with open(zip_path, "xb") as target:
             upload.save_file_field(read, boundary, target, MAX_UPLOAD_BYTES)
+        if _is_json_file(zip_path):  # the JSON document GET /backup gives without history, as a file
+            return backups.restore_payload(_json_payload(zip_path.read_bytes()))
         return backups.restore_archive(zip_path)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _is_json_file(path: Path) -> bool:
+    with open(path, "rb") as file:
+        start = file.read(64).lstrip()
+    return start.startswith(b"{") and path.stat().st_size <= MAX_JSON_BODY_BYTES
 
 
 def list_local(call: Call) -> dict[str, Any]:

@@ -65,8 +65,16 @@ def test_a_json_backup_restores_the_tables(make_server):
     zone = source.admin.post("/zones", {"name": "Garage"}).json()
     exported = source.admin.get("/backup")
     assert exported.headers["Content-Type"].startswith("application/json")  # no history at all: JSON
+    assert exported.headers["Content-Disposition"].startswith('attachment; filename="hausbox-backup-')
+    assert exported.headers["Content-Disposition"].endswith('.json"')
     document = exported.json()
     assert document["version"] == 1 and "engineVersion" not in document and "zones" in document["tables"]
+
+    # The downloaded file itself, uploaded as a form's file like a ZIP, restores too.
+    as_file = Home(make_server())
+    uploaded = as_file.admin.request("POST", "/backup", files={"file": ("hausbox-backup.json", exported.content, "application/json")})
+    assert uploaded.status_code == 200, uploaded.text
+    assert uploaded.json()["restartRequired"] is True and uploaded.json()["tables"]["zones"] >= 1
 
     target = Home(make_server())
     secrets_before = (target.server.data_dir / "secrets.json").read_bytes()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import signal
@@ -17,6 +18,14 @@ import websocket
 from tools.benchlib.mosquitto import free_port  # one way to pick a loopback port, shared with the broker
 
 ROOT = Path(__file__).resolve().parent.parent
+PR_SET_PDEATHSIG = 1
+
+
+def dies_with_the_tests() -> None:
+    """``preexec_fn`` of the processes a test starts: SIGTERM when the test process dies, so a run
+    killed midway (a timeout, Ctrl-C) leaves no server behind on a port (seven once outlived theirs).
+    Safe here because tests start them from the main thread (the signal follows the starting thread)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 PASSWORD = "correct-horse-42"
 
 
@@ -93,7 +102,9 @@ class Server:
             **self.extra_env,
         }
         log = open(self.log_path, "ab")
-        self.process = subprocess.Popen([sys.executable, "-m", self.module, "serve"], cwd=ROOT, env=env, stdout=log, stderr=log)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", self.module, "serve"], cwd=ROOT, env=env, stdout=log, stderr=log, preexec_fn=dies_with_the_tests
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import requests
 
+from tests.harness import dies_with_the_tests
 from tools.benchlib.mosquitto import free_port
 
 INFLUXD = shutil.which("influxd") or "/usr/bin/influxd"
@@ -50,7 +51,7 @@ class Influxd:
             "[monitor]\n  store-enabled = false\n"
         )
         log = open(w / "influxd.log", "ab")
-        self.process = subprocess.Popen([INFLUXD, "-config", str(config)], stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+        self.process = subprocess.Popen([INFLUXD, "-config", str(config)], stdout=log, stderr=log, stdin=subprocess.DEVNULL, preexec_fn=dies_with_the_tests)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:

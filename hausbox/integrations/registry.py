@@ -3,9 +3,9 @@
 Built-in integrations live in ``hausbox/integrations/builtin/<id>/`` with a ``manifest.json`` and
 a ``create(context)`` factory, exactly as a third-party plugin would.
 
-Integrations are outbound: while the outbound gate is closed (shadow mode, an inert instance) none
-is started, by boot, an administrator or a settings change. A copy of production connected to
-production's broker would take over its client id and send orders to the real house.
+While the outbound gate is closed (shadow mode, an inert instance) integrations still connect and
+report (a copy of production shows the house live), but nothing leaves towards the house: an order
+or a refresh request is refused with a 503 naming the reason, so a copy never drives real devices.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 import gevent
 
 from hausbox.core.bus import EventBus
-from hausbox.core.errors import BadRequest, Conflict, NotFound, ServiceUnavailable
+from hausbox.core.errors import BadRequest, NotFound, ServiceUnavailable
 from hausbox.core.logs import by_actor
 from hausbox.core.settings import SettingsStore
 from hausbox.core.workers import OutboundGate
@@ -99,8 +99,7 @@ class IntegrationRegistry:
         """Start every configured integration, each in the background: boot never waits on a broker."""
         self._started = True
         if not self._gate.is_open:
-            log.warning("integrations not started: %s", self._gate.held_detail)
-            return
+            log.warning("integrations start read-only: orders are refused (%s)", self._gate.held_detail)
         for integration_id, entry in self._entries.items():
             if entry.plugin.is_configured():
                 gevent.spawn(self._safe_start, integration_id)
@@ -128,7 +127,6 @@ class IntegrationRegistry:
 
     def start(self, integration_id: str, by: str | None = None) -> str:
         self._require_configured(integration_id)
-        self._require_open_gate(integration_id)
         self._safe_start(integration_id)
         return self._logged(integration_id, "started", by)
 
@@ -139,7 +137,6 @@ class IntegrationRegistry:
 
     def restart(self, integration_id: str, by: str | None = None) -> str:
         self._require_configured(integration_id)
-        self._require_open_gate(integration_id)
         self._safe_stop(integration_id)
         self._safe_start(integration_id)
         return self._logged(integration_id, "restarted", by)
@@ -151,6 +148,7 @@ class IntegrationRegistry:
             raise BadRequest(f"Integration {integration_id} does not poll: nothing to refresh")
         if entry.plugin.status() != "connected":
             raise BadRequest(f"Integration {integration_id} is not connected")
+        self._require_open_gate(integration_id, "A refresh request")
         log.info("integration %s refresh requested%s", integration_id, by_actor(by))
         refresh()
 
@@ -158,9 +156,9 @@ class IntegrationRegistry:
         if not self._entry(integration_id).plugin.is_configured():
             raise BadRequest(f"Integration {integration_id} is not configured")
 
-    def _require_open_gate(self, integration_id: str) -> None:
+    def _require_open_gate(self, integration_id: str, what: str) -> None:
         if not self._gate.is_open:
-            raise Conflict(f"Integration {integration_id} cannot start: {self._gate.held_detail}")
+            raise ServiceUnavailable(f"{what} through {integration_id} refused: {self._gate.held_detail}")
 
     def _logged(self, integration_id: str, what: str, by: str | None) -> str:
         """The status after an administrator's start or stop, which the log records."""
@@ -171,7 +169,7 @@ class IntegrationRegistry:
     def _on_settings_changed(self, event: dict[str, Any]) -> None:
         touched = {key.split(".")[1] for key in event["keys"] if key.startswith("integration.") and key.count(".") >= 2}
         for integration_id in touched & set(self._entries):
-            if self._started and self._gate.is_open:
+            if self._started:
                 gevent.spawn(self._apply_new_settings, integration_id)
 
     def _apply_new_settings(self, integration_id: str) -> None:
@@ -215,8 +213,6 @@ class IntegrationRegistry:
         status = self.status(integration_id)
         detail_of = getattr(plugin, "status_detail", None)
         detail = detail_of() if detail_of else entry.detail
-        if status == "disconnected" and not self._gate.is_open:
-            detail = self._gate.held_detail
         body: dict[str, Any] = {
             "id": integration_id,
             "name": plugin.name,
@@ -245,6 +241,7 @@ class IntegrationRegistry:
         entry = self._entries.get(device.integration_id)
         if entry is None:
             raise ServiceUnavailable(f"Integration {device.integration_id} is not installed")
+        self._require_open_gate(device.integration_id, "An order")
         if self.status(device.integration_id) != "connected":
             raise ServiceUnavailable(f"Integration {device.integration_id} is not connected")
         plugin = entry.plugin

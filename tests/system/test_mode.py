@@ -2,8 +2,8 @@
 
 "Another instance" is made the way it happens on a box: the database stays, the deployment's
 marker (``instance.json``, never in a backup) is a different one, as after a restore onto a new
-box. An inert or shadow instance starts no integration: the simulator, configured, stays
-disconnected until the takeover applies at the next start.
+box. An inert or shadow instance still shows the house (the simulator connects and reports), but
+nothing goes towards it: an order is refused with a 503 until the takeover applies at the next start.
 """
 
 from __future__ import annotations
@@ -23,6 +23,20 @@ def _simulator(home: Home) -> dict:
 def _configure_simulator(home: Home) -> None:
     values = {SIM + "enabled": True, SIM + "rooms": 1, SIM + "seed": 3, SIM + "message_rate": 0}
     assert home.admin.put("/settings", values).status_code == 200
+
+
+def _simulated_light(home: Home) -> str:
+    """An equipment on the simulator's first light (the simulator connected)."""
+    wait_for(lambda: _simulator(home)["status"] == "connected", timeout=10)
+    device = next(d for d in home.admin.get("/devices").json() if d["integrationId"] == "simulator" and d["sourceDeviceId"].endswith("light-1"))
+    zone = home.admin.post("/zones", {"name": "Salon"}).json()["id"]
+    created = home.admin.post("/equipments", {"name": "Light", "type": "light_onoff", "zoneId": zone, "deviceIds": [device["id"]]})
+    assert created.status_code == 201, created.text
+    return created.json()["id"]
+
+
+def _order(home: Home, light: str):
+    return home.admin.post(f"/equipments/{light}/orders/state", {"value": "ON"})
 
 
 def _marker(server) -> str:
@@ -64,7 +78,8 @@ def test_a_database_from_another_instance_is_inert_until_an_admin_takes_over(mak
     server = make_server()
     home = Home(server)
     _configure_simulator(home)
-    wait_for(lambda: _simulator(home)["status"] == "connected", timeout=10)
+    light = _simulated_light(home)
+    assert _order(home, light).status_code == 200
     original = _marker(server)
     other = _become_another_box(server)
     server.start()
@@ -73,10 +88,9 @@ def test_a_database_from_another_instance_is_inert_until_an_admin_takes_over(mak
     assert mode["mode"] == "inert" and mode["takeoverPending"] is True and mode["banner"] is True
     assert mode["instanceId"] == other and mode["databaseInstanceId"] == original
     assert any("inert" in reason for reason in mode["held"])
-    simulator = _simulator(home)
-    assert simulator["status"] == "disconnected" and "held" in simulator["error"], simulator
-    refused = home.admin.post("/integrations/simulator/start")
-    assert refused.status_code == 409 and "held" in refused.json()["error"]
+    wait_for(lambda: _simulator(home)["status"] == "connected", timeout=10)  # the house is shown
+    refused = _order(home, light)  # but not driven
+    assert refused.status_code == 503 and "held" in refused.json()["error"] and "inert" in refused.json()["error"]
 
     _, standard = home.new_user("standard")
     assert standard.post("/system/mode/takeover").status_code == 403
@@ -90,6 +104,7 @@ def test_a_database_from_another_instance_is_inert_until_an_admin_takes_over(mak
     mode = home.admin.get("/system/mode").json()
     assert mode["mode"] == "normal" and mode["databaseInstanceId"] == other and mode["held"] == []
     wait_for(lambda: _simulator(home)["status"] == "connected", timeout=10)
+    assert _order(home, light).status_code == 200
 
 
 def test_service_takeover_claims_the_database_at_start(make_server):
@@ -106,13 +121,15 @@ def test_shadow_mode_holds_everything_and_never_takes_over(make_server):
     server = make_server()
     home = Home(server)
     _configure_simulator(home)
+    light = _simulated_light(home)
     server.stop()
     server.extra_env.update({"SERVICE_SHADOW_MODE": "1", "SERVICE_TAKEOVER": "1"})  # shadow wins
     server.start()
     mode = home.admin.get("/system/mode").json()
     assert mode["mode"] == "shadow" and mode["takeoverPending"] is True and mode["banner"] is False
     assert mode["held"] == ["shadow mode"]
-    assert _simulator(home)["status"] == "disconnected"
-    assert home.admin.post("/integrations/simulator/restart").status_code == 409
+    wait_for(lambda: _simulator(home)["status"] == "connected", timeout=10)
+    refused = _order(home, light)
+    assert refused.status_code == 503 and "shadow mode" in refused.json()["error"]
     refused = home.admin.post("/system/mode/takeover")
     assert refused.status_code == 409 and "shadow" in refused.json()["error"]

@@ -29,6 +29,10 @@ class DiskWatch:
         self.cpu0: float | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        # A watch of an hour lost its load generator twice, unexplained (no traceback: a signal):
+        # when it dies the window ends there, and the samples are kept on disk as they come.
+        self.loadgen_died: tuple[float, int] | None = None  # (seconds since t0, exit code)
+        self.samples_path = instance.loadgen.log_path.parent / "disk-samples.tsv"
 
     def start(self) -> None:
         self.instance.loadgen.send({"cmd": "run", "rate": RATE, "duration": self.observe_s + 600, "tag": "disk", "stoppable": True})
@@ -39,11 +43,21 @@ class DiskWatch:
         self.cpu0 = cpu_seconds(pid)  # type: ignore[arg-type]
         self.samples = [(0.0, 0)]
 
+        loadgen = self.instance.loadgen.process
+
         def sample() -> None:
-            while not self._stop.wait(SAMPLE_S):
-                io = io_counters(pid)  # type: ignore[arg-type]
-                if io:
-                    self.samples.append((time.monotonic() - self.t0, io["write_bytes"] - self.io0.get("write_bytes", 0)))
+            with open(self.samples_path, "a") as kept:
+                while not self._stop.wait(SAMPLE_S):
+                    io = io_counters(pid)  # type: ignore[arg-type]
+                    t = time.monotonic() - self.t0
+                    if io:
+                        self.samples.append((t, io["write_bytes"] - self.io0.get("write_bytes", 0)))
+                        kept.write(f"{t:.1f}\t{self.samples[-1][1]}\n")
+                        kept.flush()
+                    if loadgen.poll() is not None:
+                        self.loadgen_died = (t, loadgen.returncode)
+                        log(f"disk: the load generator died {t:.0f} s into the watch (exit code {loadgen.returncode}): the window ends there")
+                        return
 
         self._thread = threading.Thread(target=sample, daemon=True)
         self._thread.start()
@@ -60,10 +74,13 @@ class DiskWatch:
         self._stop.set()
         if self._thread:
             self._thread.join(5)
+        if self.loadgen_died is not None:  # the service had no load after this: measure up to it
+            window_s = self.loadgen_died[0]
+            io1 = {"write_bytes": self.io0.get("write_bytes", 0) + self.samples[-1][1]}
         try:
             self.instance.loadgen.send({"cmd": "stop"})
             run = self.instance.loadgen.receive(30)
-        except OSError as error:  # the load generator is gone (a 36-minute watch lost it once): keep the figures
+        except (OSError, RuntimeError, TimeoutError) as error:  # the load generator is gone: keep the figures
             log(f"disk: the load generator did not answer at the end ({error!r}); message count unknown")
             run = {}
         if run.get("times_file"):
@@ -78,6 +95,7 @@ class DiskWatch:
             "rate_per_s": RATE,
             "messages": run.get("count"),
             "window_s": round(window_s, 1),
+            "loadgen_died": {"at_s": round(self.loadgen_died[0], 1), "exit_code": self.loadgen_died[1]} if self.loadgen_died else None,
             "window_starts_s_after_spawn": round(spawn_offset, 1),
             "window_write_bytes": window,
             "write_backs_seen": [{"at_s_after_spawn": round(t + spawn_offset, 1), "bytes": b} for t, b in bursts],

@@ -224,6 +224,7 @@ class Helper:
         self.process = subprocess.Popen(
             [sys.executable, "-m", f"benchlib.{module}", *args], cwd=ROOT, env=env,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log_file,
+            start_new_session=True,  # out of the bench's process group: a signal to the group spares it (it quits at the end of its input)
         )  # fmt: skip
         self.log_path = log_path
         self._buffer = b""

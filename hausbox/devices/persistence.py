@@ -27,9 +27,10 @@ from hausbox.devices.discovery import OrderSpec
 
 log = logging.getLogger("hausbox.device-manager")
 
-# 12 snapshots an hour of ~40 KB for 500 devices x 8 data (0.45 MB/h): what a power cut loses (at
-# most this long of changes) comes back with the devices' next messages.
-FLUSH_INTERVAL_S = 300.0
+# 4 snapshots an hour of ~45 KB for 500 devices x 8 data (0.2 MB/h; every 5 minutes it was most of
+# the 2 MB/h the box may write): what a power cut or kill -9 loses (at most this long of changes)
+# comes back with the devices' next messages; a clean stop writes it all.
+FLUSH_INTERVAL_S = 900.0
 STOP_WAIT_S = 30.0  # for a snapshot being written when the engine stops
 STATUSES = ("online", "offline", "unknown")
 

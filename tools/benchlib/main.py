@@ -233,11 +233,11 @@ class Bench:
         self.broker = Broker(self.workdir / "mosquitto").start()
         self.result["machine"]["mosquitto"] = self.broker.version()
         self.monitor = Monitor(self.broker.port, home.BASE_TOPIC)
-        main = start_instance("main", home.BASE_TOPIC, self.broker, self.workdir)
+        main = start_instance("main", home.BASE_TOPIC, self.broker, self.workdir, self.plan.budget_s + 120)
         self.instances.append(main)
         disk = None
         if "disk" in self.parts:
-            disk = start_instance("disk", DISK_BASE_TOPIC, self.broker, self.workdir)
+            disk = start_instance("disk", DISK_BASE_TOPIC, self.broker, self.workdir, self.plan.budget_s + 120)
             self.instances.append(disk)
         # Both homes are built at once: most of the time goes to waiting on the service.
         with ThreadPoolExecutor(2) as pool:

@@ -29,9 +29,12 @@ class Instance:
     info: dict[str, Any] = field(default_factory=dict)
 
 
-def start_instance(label: str, base: str, broker: Broker, workdir: Path) -> Instance:
-    """Spawn a load generator (base topic ``base``) and a service on a fresh data directory."""
-    loadgen = Helper("loadgen", ["--port", str(broker.port), "--workdir", str(workdir), "--base", base], workdir / f"loadgen-{label}.log")
+def start_instance(label: str, base: str, broker: Broker, workdir: Path, max_seconds: float) -> Instance:
+    """Spawn a load generator (base topic ``base``) and a service on a fresh data directory. The
+    load generator ends itself after ``max_seconds`` (it never outlives the bench): the run's whole
+    budget, or an hour-long disk watch loses its load after its default 15 minutes (it did, thrice)."""
+    args = ["--port", str(broker.port), "--workdir", str(workdir), "--base", base, "--max-seconds", str(max_seconds)]
+    loadgen = Helper("loadgen", args, workdir / f"loadgen-{label}.log")
     service = Service(workdir / f"data-{label}", workdir / f"service-{label}.log")
     return Instance(label, base, service, loadgen)
 

@@ -8,7 +8,7 @@ PORT ?= 3000
 HAUSBOX_DATA_DIR ?= ./data
 PYTEST_ARGS ?=
 
-.PHONY: install run test test-update test-deps bench clean image qemu-smoke
+.PHONY: install run test test-update test-deps bench clean image qemu-smoke qemu-arm64
 
 install: $(STAMP)
 
@@ -58,6 +58,11 @@ qemu-smoke: install
 	@grep -qs "\"commit\": \"$$(git rev-parse HEAD)\"" firmware-image/out/amd64/build-info.json || \
 		$(MAKE) --no-print-directory image TARGET=amd64
 	HAUSBOX_IMAGE_TESTS=1 $(BIN)/python -m pytest tests/image $(PYTEST_ARGS)
+
+# The arm64 (Raspberry Pi) image booted under qemu-system-aarch64 -M virt until its API answers.
+qemu-arm64:
+	@test -f firmware-image/out/arm64/build-info.json || $(MAKE) --no-print-directory image TARGET=arm64
+	firmware-image/qemu-arm64.sh
 
 bench: install test-deps
 	@$(BIN)/python tools/bench

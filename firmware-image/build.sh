@@ -31,6 +31,13 @@ esac
 packages=$packages,systemd,systemd-sysv,udev,dbus,iproute2,python3,python3-venv,initramfs-tools,zstd
 packages=$packages,systemd-resolved,systemd-timesyncd,e2fsprogs,fdisk,cloud-guest-utils,ca-certificates
 
+if [ "$TARGET" = arm64 ] && ! arch-test arm64 >/dev/null 2>&1; then
+  # arm64 programs (dpkg's maintainer scripts, update-initramfs) run here through qemu-user.
+  mountpoint -q /proc/sys/fs/binfmt_misc || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+  /lib/systemd/systemd-binfmt /usr/lib/binfmt.d/qemu-aarch64.conf 2>/dev/null || update-binfmts --enable qemu-aarch64 || true
+  arch-test arm64 >/dev/null || { echo "error: this machine cannot run arm64 programs (binfmt_misc + qemu-user-static)" >&2; exit 1; }
+fi
+
 rm -rf "$WORK"
 mkdir -p "$WORK" "$OUT"
 
@@ -39,14 +46,18 @@ git -C "$ROOT" archive --format=tar --prefix=src/ HEAD | tar -x -C "$WORK"
 version=$(sed -n 's/^__version__ = "\(.*\)"/\1/p' "$WORK/src/hausbox/__init__.py")
 [ -n "$version" ] || { echo "error: no __version__ in hausbox/__init__.py" >&2; exit 1; }
 echo "== hausbox $version ($(git -C "$ROOT" rev-parse --short HEAD)) for $TARGET" >&2
-if [ "$TARGET" = amd64 ]; then
-  "$PYTHON" -m pip wheel --quiet --disable-pip-version-check -w "$WORK/wheels" "$WORK/src"
-else
-  # Binary wheels for the Pi's CPU and bookworm's Python (3.11), plus our own pure-Python wheel.
-  "$PYTHON" -m pip wheel --quiet --no-deps -w "$WORK/wheels" "$WORK/src"
-  "$PYTHON" -m pip download --quiet --disable-pip-version-check -d "$WORK/wheels" --only-binary=:all: \
-    --platform manylinux_2_17_aarch64 --platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 \
-    --python-version 3.11 --implementation cp "$WORK/wheels"/hausbox-*.whl
+"$PYTHON" -m pip wheel --quiet --disable-pip-version-check -w "$WORK/wheels" "$WORK/src"
+if [ "$TARGET" = arm64 ]; then
+  # The pure-Python wheels serve any CPU; each binary one is swapped for the same release's wheel
+  # for the Pi's CPU and bookworm's Python (3.11).
+  for wheel in "$WORK"/wheels/*.whl; do
+    case "$wheel" in *-none-any.whl) continue ;; esac
+    name_version=$(basename "$wheel" | cut -d- -f1,2 | sed 's/-/==/')
+    "$PYTHON" -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: -d "$WORK/wheels" \
+      --platform manylinux_2_17_aarch64 --platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 \
+      --python-version 3.11 --implementation cp "$name_version"
+    rm "$wheel"
+  done
 fi
 
 # A wheel that lacks a data file of the tree (a migration left out of package_data) builds an image
@@ -73,7 +84,7 @@ mmdebstrap --arch="$TARGET" --variant=minbase --components="$components" --inclu
   --customize-hook="copy-in $WORK/wheels /tmp" \
   --customize-hook="$HERE/customize.sh \"\$1\" $version $TARGET $WORK/boot" \
   bookworm "$WORK/rootfs" \
-  "deb $MIRROR bookworm $components" "deb $MIRROR bookworm-updates $components" "deb $SECURITY bookworm-security $components"
+  "deb $MIRROR bookworm ${components//,/ }" "deb $MIRROR bookworm-updates ${components//,/ }" "deb $SECURITY bookworm-security ${components//,/ }"
 
 # ---- 3. partitions and disk ------------------------------------------------------------------
 # Root: the system plus room for two more release slots (an update installs beside the current one).

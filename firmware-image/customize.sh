@@ -33,7 +33,10 @@ grep -q '^root:[*!]' "$rootfs/etc/shadow" || chroot "$rootfs" passwd --quiet --l
 
 # Boot files for the vfat partition.
 mkdir -p "$bootdir"
-cmdline="root=LABEL=hausbox-root ro rootwait quiet"
+# nodelalloc: pip's files in a new release slot reach the disk before the journal commits the
+# current-link switch that follows them (with delayed allocation, a power cut right after an update
+# could leave the switched-to release with empty files). The root file system is rarely written.
+cmdline="root=LABEL=hausbox-root ro rootwait rootflags=nodelalloc quiet"
 case "$target" in
   amd64)
     cp "$(ls "$rootfs"/boot/vmlinuz-* | sort -V | tail -1)" "$bootdir/vmlinuz"

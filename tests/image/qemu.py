@@ -52,7 +52,7 @@ class Box:
     def start(self) -> None:
         assert self.process is None or self.process.poll() is not None, "already running"
         self.boots += 1
-        self.port = free_port()
+        self.port = self.port or free_port()  # one port for the box's life: clients keep their base URL
         self.serial_log = self.folder / f"serial-{self.boots}.log"
         self.agent_socket = self.folder / f"agent-{self.boots}.sock"
         command = [

@@ -123,6 +123,10 @@ def install_release(root: Path, version: str, wheelhouse: Path) -> None:
     installed = _run([python, "-I", "-c", "import hausbox; print(hausbox.__version__)"], "importing the new release", target).strip()
     if installed != version:
         raise Failure(f"the wheelhouse installed hausbox {installed}, not {version}")
+    # Thousands of files pip wrote are still in the page cache: on disk before the release is
+    # called complete (and so before the switch), or a power cut leaves a complete-looking release
+    # of empty files (seen in QEMU with ext4's delayed allocation).
+    os.sync()
     layout.mark_complete(root, version)
 
 

@@ -86,10 +86,10 @@ def get_series(call: Call, equipmentId: str, alias: str) -> dict[str, Any]:
 ROUTES = [
     Route("GET", "/history/status", get_status, summary="The history store's and the export's state, historized bindings and 24 h statistics"),
     Route("GET", "/history/retention", get_retention, summary="The tiers with their retention, and the downsampling and retention jobs' last runs"),
-    Route("GET", "/history/bindings/:equipmentId", get_bindings, summary="The history setting of each data binding of an equipment"),
-    Route("PUT", "/history/bindings/:equipmentId/:bindingId", put_binding, body=HISTORIZE_BODY, summary="Override whether a data binding is historized (null: the rules decide)"),
-    Route("GET", "/history/sparkline/zone/:zoneId/:category", get_zone_sparkline, summary="A zone's 24 h sparkline of one category (its own equipments)"),
-    Route("GET", "/history/sparkline/:equipmentId/:alias", get_sparkline, summary="An equipment binding's 24 h sparkline (means over 30 minutes)"),
-    Route("GET", "/history/:equipmentId", get_aliases, summary="The aliases of an equipment with history over the last 30 days"),
-    Route("GET", "/history/:equipmentId/:alias", get_series, summary="A time series: from (-24h, -7d, ISO), to, aggregation raw, 1h, 1d or auto"),
+    Route("GET", "/history/bindings/<equipmentId>", get_bindings, summary="The history setting of each data binding of an equipment"),
+    Route("PUT", "/history/bindings/<equipmentId>/<bindingId>", put_binding, body=HISTORIZE_BODY, summary="Override whether a data binding is historized (null: the rules decide)"),
+    Route("GET", "/history/sparkline/zone/<zoneId>/<category>", get_zone_sparkline, summary="A zone's 24 h sparkline of one category (its own equipments)"),
+    Route("GET", "/history/sparkline/<equipmentId>/<alias>", get_sparkline, summary="An equipment binding's 24 h sparkline (means over 30 minutes)"),
+    Route("GET", "/history/<equipmentId>", get_aliases, summary="The aliases of an equipment with history over the last 30 days"),
+    Route("GET", "/history/<equipmentId>/<alias>", get_series, summary="A time series: from (-24h, -7d, ISO), to, aggregation raw, 1h, 1d or auto"),
 ]

@@ -43,6 +43,12 @@ def test_the_served_app_registers_exactly_the_route_table(tmp_path):
         engine.stop()
 
 
+def test_path_parameters_are_named_the_one_way():
+    # <name>, never bottle's old :name (deprecated, and the OpenAPI document would show it literally).
+    old_syntax = [f"{route.method} {route.path}" for route in routes() if ":" in route.path]
+    assert old_syntax == []
+
+
 def test_operation_ids_are_unique(home):
     document = home.admin.get("/openapi.json").json()
     ids = [op["operationId"] for operations in document["paths"].values() for op in operations.values()]

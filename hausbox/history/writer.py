@@ -91,7 +91,8 @@ class HistoryWriter:
         self._routes: dict[Key, Route | None] = {}
         self._batch = Batch()
         self._exports: list[tuple] = []
-        self._timer: Any = None
+        self._timer: Any = None  # the next commit, armed while points wait (see _arm)
+        self._running = False
         self.written = Last24h()
         self.errors = Last24h()
         self.connected = True  # the last commit succeeded
@@ -145,6 +146,11 @@ class HistoryWriter:
         self.meters.forget(event["equipmentId"])
 
     def _take(self, event: Event) -> None:
+        self._buffer(event)
+        if self._timer is None and not self._batch.empty():
+            self._arm()
+
+    def _buffer(self, event: Event) -> None:
         key = (event["equipmentId"], event["alias"])
         route = self._routes.get(key) or self._route(key)
         if route is None:
@@ -260,6 +266,7 @@ class HistoryWriter:
             if overflow > 0:
                 self.dropped += overflow if kept is not self._exports else 0
                 del kept[:overflow]  # the oldest go first; energy sums and baselines are small and kept whole
+        self._arm()  # what is kept is tried again at the next interval
         if is_storage_full(error):
             self._storage_full()
         waiting = self.pending + self.store.pending
@@ -267,18 +274,27 @@ class HistoryWriter:
         self._alarms.raise_alarm(ALARM_ID, "error", "history", f"History points cannot be written ({error}); {waiting} kept in memory")
 
     # ---- the commit interval --------------------------------------------------------------------------
+    # The timer is armed by the first point of a batch, not kept ticking: an idle house wakes nothing
+    # every few seconds (and a test that moves a clock through weeks fires no empty commits).
     def start(self) -> None:
-        self._schedule()
+        self._running = True
+        if not self._batch.empty():
+            self._arm()
+
+    def _arm(self) -> None:
+        if self._running and self._timer is None:
+            self._schedule()
 
     def _schedule(self) -> None:
         seconds = float(self._settings.get(COMMIT_INTERVAL_KEY, DEFAULT_COMMIT_INTERVAL_S))
         self._timer = self._clock.call_later(seconds, self._tick)
 
     def _tick(self) -> None:
+        self._timer = None
         self._worker.submit(self.commit)
-        self._schedule()
 
     def stop(self) -> None:
+        self._running = False
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None

@@ -8,12 +8,13 @@ names the field. Unknown top-level fields are dropped before the handler sees th
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
-
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
+from functools import cache
+from typing import TYPE_CHECKING, Any, Mapping
 
 from hausbox.core.errors import BadRequest
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 Schema = dict[str, Any]
 
@@ -134,8 +135,14 @@ def _is_integer(_checker: Any, instance: Any) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
-# JSON Schema takes 1.0 for an integer; an integer column does not (13717.0 as displayOrder was a 500).
-_Validator = validators.extend(Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
+@cache
+def _validator_class() -> Any:
+    # Imported at the first validation, not at start: jsonschema is a tenth of the service's start
+    # (seconds on a slow board), and a box that has just booted is asked for its health first.
+    from jsonschema import Draft202012Validator, validators
+
+    # JSON Schema takes 1.0 for an integer; an integer column does not (13717.0 as displayOrder was a 500).
+    return validators.extend(Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer))
 
 
 class BodyValidator:
@@ -143,7 +150,7 @@ class BodyValidator:
         # Schemas are static: the test suite checks them against the metaschema (it would cost
         # a fifth of a second at every boot).
         self.schema = schema
-        self._validator = _Validator(schema)
+        self._validator: Any = None  # compiled at the first body
         self._known = set(schema.get("properties", {})) if self._strips_unknown(schema) else None
 
     @staticmethod
@@ -152,6 +159,8 @@ class BodyValidator:
 
     def validate(self, body: Any) -> Any:
         """Return the body with unknown fields dropped, or raise BadRequest naming the field."""
+        if self._validator is None:
+            self._validator = _validator_class()(self.schema)
         error = next(iter(sorted(self._validator.iter_errors(body), key=lambda e: (len(e.absolute_path), str(e.validator)))), None)
         if error is not None:
             raise BadRequest(_message(error))

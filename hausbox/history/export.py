@@ -17,10 +17,9 @@ import logging
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-import requests
 
 from hausbox.core.clock import Clock, iso_utc
 from hausbox.core.urls import MASK, mask_credentials
@@ -28,6 +27,9 @@ from hausbox.core.workers import Worker
 from hausbox.history.counts import Last24h
 from hausbox.history.export_queue import ExportQueue
 from hausbox.history.lineprotocol import ExportPoint, encode
+
+if TYPE_CHECKING:
+    import requests  # requests is imported where it is used: a sixth of the service's start, seconds on a slow board.
 
 log = logging.getLogger("hausbox.history.export")
 
@@ -148,7 +150,7 @@ class InfluxExport:
         for key, check in VALIDATORS.items():
             settings.add_validator(key, check)
         self._queue: ExportQueue | None = ExportQueue(data_dir / FILE_NAME, max_queued)
-        self._session = requests.Session()
+        self._session: requests.Session | None = None  # made at the first exchange
         self._running = False
         self._send_pending = False  # a _send job is in the worker's queue
         self._retry: Any = None  # the timer of the next attempt while the server is away
@@ -224,6 +226,10 @@ class InfluxExport:
 
     def _exchange(self, target: Target, body: str | None) -> tuple[str, str | None]:
         """POST ``body`` (or GET /ping for None): ("ok" | "rejected" | "failed", error text)."""
+        import requests
+
+        if self._session is None:
+            self._session = requests.Session()
         try:
             if body is None:
                 response = self._session.get(target.url.rstrip("/") + "/ping", timeout=self._timeout_s, auth=target.auth)
@@ -325,4 +331,5 @@ class InfluxExport:
         if self._queue is not None:
             self._queue.close()
             self._queue = None
-        self._session.close()
+        if self._session is not None:
+            self._session.close()

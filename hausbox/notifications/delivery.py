@@ -17,14 +17,16 @@ import logging
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import gevent
-import requests
 from gevent.event import Event as Flag
 
 from hausbox.core.clock import iso_utc, now_ms
 from hausbox.core.workers import OutboundGate
+
+if TYPE_CHECKING:
+    import requests  # requests is imported where it is used: a sixth of the service's start, seconds on a slow board.
 
 log = logging.getLogger("hausbox.notifications")
 
@@ -58,6 +60,8 @@ def check_answer(response: requests.Response, what: str) -> None:
 def post(session: requests.Session, url: str, what: str, **kwargs: Any) -> requests.Response:
     """POST with the lane's timeout; network failures become a retryable DeliveryError naming only
     the kind of failure (the URL may hold a token)."""
+    import requests
+
     try:
         response = session.post(url, timeout=kwargs.pop("timeout", TIMEOUT_S), **kwargs)
     except requests.Timeout:
@@ -94,7 +98,7 @@ class Lane:
         self._wake = Flag()
         self._stopping = Flag()
         self._greenlet: gevent.Greenlet | None = None
-        self._session = requests.Session()
+        self._session: requests.Session | None = None  # made at the first attempt
         self._delay_s = backoff_s[0]
         self.sent = self.failed = self.dropped = self.held = 0
         self.state = "idle"  # idle (nothing tried yet), ok, retrying, failing (last message refused), gone
@@ -128,7 +132,8 @@ class Lane:
         greenlet, self._greenlet = self._greenlet, None
         if greenlet is not None and greenlet is not gevent.getcurrent():
             greenlet.kill(block=True, timeout=1.0)
-        self._session.close()
+        if self._session is not None:
+            self._session.close()
 
     def idle(self) -> bool:
         """Nothing queued (tests wait for this)."""
@@ -157,6 +162,10 @@ class Lane:
 
     def _attempt(self, message: Message) -> float:
         """Try the head message once; the delay before the next try (0: go on with the next)."""
+        if self._session is None:
+            import requests
+
+            self._session = requests.Session()
         try:
             self._deliver(message, self._session)
         except DeliveryError as error:

@@ -14,15 +14,17 @@ import base64
 import binascii
 import re
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
-import requests
 
 from hausbox.core.errors import BadRequest
 from hausbox.notifications.config import http_url, optional_text
 from hausbox.notifications.delivery import TIMEOUT_S, DeliveryError, check_answer
+
+if TYPE_CHECKING:
+    import requests  # requests is imported where it is used: a sixth of the service's start, seconds on a slow board.
 
 TYPE = "webpush"
 SECRET_FIELDS: tuple[str, ...] = ()
@@ -109,6 +111,7 @@ class WebPush:
         (``gone`` on 404 or 410: the browser unsubscribed)."""
         # Imported here: pywebpush pulls in aiohttp (~0.3 s and several MB at start-up) for a channel
         # most homes never use; the first push pays for it once.
+        import requests
         from pywebpush import WebPusher, WebPushException
 
         endpoint = subscription["endpoint"]

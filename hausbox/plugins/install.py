@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import requests
-
 from hausbox.core.errors import ApiError, BadRequest
 from hausbox.sdk.manifest import ManifestError, check_manifest
 
@@ -68,6 +66,8 @@ def fetch(url: str, max_bytes: int, what: str) -> bytes:
     """GET ``url`` (http or https), at most ``max_bytes``; DownloadError on any failure."""
     if not url.lower().startswith(("http://", "https://")):
         raise DownloadError(f"{what}: only http and https URLs are fetched")
+    import requests
+
     try:
         with requests.get(url, timeout=TIMEOUT_S, stream=True) as response:
             if response.status_code != 200:

@@ -24,7 +24,6 @@ from typing import Any, Callable
 from urllib.parse import urljoin
 
 import gevent
-import requests
 from gevent.event import Event as Flag
 
 from hausbox import __version__
@@ -101,6 +100,8 @@ def fetch_feed(url: str) -> dict[str, Any]:
     """GET and parse the feed; ValueError with a short reason on any failure."""
     if not url.lower().startswith(("http://", "https://")):
         raise ValueError("the feed URL must be http or https")
+    import requests
+
     try:
         with requests.get(url, timeout=FEED_TIMEOUT_S, stream=True, headers={"Accept": "application/json"}) as response:
             if response.status_code != 200:

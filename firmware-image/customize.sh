@@ -21,6 +21,10 @@ chroot "$rootfs" systemctl enable --quiet hausbox.service hausbox-recover.servic
   systemd-networkd.service systemd-resolved.service systemd-timesyncd.service
 # systemd-firstboot would prompt on the console for a locale and a root password on first boot.
 chroot "$rootfs" systemctl mask --quiet systemd-firstboot.service
+# Nothing an appliance runs: apt never upgrades it (releases do, see hausbox/updater), there is no
+# LVM for e2scrub to snapshot. Each took CPU from the service's first start.
+chroot "$rootfs" systemctl mask --quiet apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer \
+  e2scrub_all.timer e2scrub_reap.service
 
 # Name resolution through systemd-resolved (fed by networkd's DHCP), not the build host's file.
 ln -sfn ../run/systemd/resolve/stub-resolv.conf "$rootfs/etc/resolv.conf"

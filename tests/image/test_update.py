@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -76,6 +77,12 @@ def _helper_end(box, timeout: float) -> dict:
         raise AssertionError(f"the update did not end in {timeout:.0f} s: {box.ask('update')}") from None
 
 
+def _step_times(steps: list[dict]) -> str:
+    """How long each step of the helper took (its state's ``at`` stamps are whole seconds)."""
+    stamps = [datetime.strptime(step["at"], "%Y-%m-%dT%H:%M:%SZ") for step in steps]
+    return ", ".join(f"{step['step']} {(after - at).total_seconds():.0f} s" for step, at, after in zip(steps, stamps, stamps[1:]))
+
+
 def _load() -> str:
     return "host load average {:.1f} {:.1f} {:.1f}".format(*os.getloadavg())
 
@@ -114,6 +121,7 @@ def test_a_newer_release_serves_the_same_data(box, host, releases):
     elapsed = time.monotonic() - started
     verdict = "within" if elapsed <= UPDATE_BAR_S else "OVER"  # a figure, not an assertion: it moves with the host's load
     FIGURES["update end to end (POST /system/update to the new version serving)"] = f"{elapsed:.0f} s, {verdict} the {UPDATE_BAR_S:.0f} s bar ({_load()})"
+    FIGURES["update steps (the helper's own)"] = _step_times(state["steps"])
     assert served["current"] == new and not served["update"]["running"], served
     assert _zone_name(ready) == "Kitchen"
     assert [s["step"] for s in state["steps"]][-4:] == ["switch", "restart", "health", "done"], state["steps"]

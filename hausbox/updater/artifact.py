@@ -15,8 +15,6 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-import requests
-
 MAX_ARTIFACT_BYTES = 1 << 30
 MAX_UNPACKED_BYTES = 2 << 30
 TIMEOUT_S = (10.0, 60.0)  # connect, read
@@ -33,6 +31,8 @@ def download(url: str, target: Path, size: int) -> str:
         raise ArtifactError(f"only http and https artifacts are fetched: {url[:200]}")
     if size > MAX_ARTIFACT_BYTES:
         raise ArtifactError(f"the artifact is announced at {size} bytes, more than {MAX_ARTIFACT_BYTES}")
+    import requests  # here: the boot-time recovery imports this module and never downloads
+
     digest = hashlib.sha256()
     received = 0
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -3,8 +3,10 @@ a restart (restart, health), and the boot-time recovery of an update a power cut
 
 from __future__ import annotations
 
+import json
 import logging
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -12,8 +14,6 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-
-import requests
 
 from hausbox.updater import artifact, layout
 from hausbox.updater.state import JOB, RUNNING_VERSION, STATE, folder, helper_alive, iso_now, read_json, write_json
@@ -67,6 +67,8 @@ def serves(job: dict[str, Any], data_dir: Path, version: str | None, pid_before:
         return False
     if version is not None and marker.get("version") != version:
         return False
+    import requests  # here: the boot-time recovery never needs it, and each import is seconds on a slow board
+
     try:
         return requests.get(job["healthUrl"], timeout=2).status_code == 200
     except requests.RequestException:
@@ -110,16 +112,32 @@ def _run(command: list[str], what: str, cwd: Path) -> str:
     return done.stdout.decode(errors="replace")
 
 
+KEPT_TOOLS = {"pip", "setuptools", "wheel"}  # what a venv brings besides the wheelhouse
+
+
 def install_release(root: Path, version: str, wheelhouse: Path) -> None:
-    """``releases/<version>``: a venv with hausbox==version from the wheelhouse alone, marked complete last."""
+    """``releases/<version>``: a venv with hausbox==version and what it needs at the wheelhouse's versions, marked complete last.
+
+    Made from a copy of the current release when there is one: an update changes a few of forty
+    distributions, pip then reinstalls only those, and the copy keeps the others' compiled files
+    (the longest part of an update on a slow board: a fresh venv and forty installs are minutes
+    under emulation). From an empty venv when there is no current release, or when anything in
+    the copy fails.
+    """
     target = layout.release_dir(root, version)
-    base_python = getattr(sys, "_base_executable", None) or sys.executable
     target.parent.mkdir(parents=True, exist_ok=True)
-    _run([base_python, "-I", "-m", "venv", str(target)], "creating the venv", target.parent)
-    # -I and the release's own folder as cwd: no checkout nearby is taken for an installed hausbox.
+    current = layout.linked_version(root, "current")
+    copied = False
+    if current and current != version and layout.is_complete(root, current):
+        try:
+            _install_over_copy(layout.release_dir(root, current), target, wheelhouse, version)
+            copied = True
+        except (Failure, OSError) as error:
+            log.warning("installing over a copy of %s failed, installing into a new venv: %s", current, error)
+            shutil.rmtree(target, ignore_errors=True)
+    if not copied:
+        _install_fresh(target, wheelhouse, version)
     python = str(target / "bin" / "python")
-    pip = [python, "-I", "-m", "pip", "install", "--quiet", "--no-index", "--no-cache-dir", "--find-links", str(wheelhouse)]
-    _run([*pip, f"hausbox=={version}"], "pip install", target)
     installed = _run([python, "-I", "-c", "import hausbox; print(hausbox.__version__)"], "importing the new release", target).strip()
     if installed != version:
         raise Failure(f"the wheelhouse installed hausbox {installed}, not {version}")
@@ -128,6 +146,62 @@ def install_release(root: Path, version: str, wheelhouse: Path) -> None:
     # of empty files (seen in QEMU with ext4's delayed allocation).
     os.sync()
     layout.mark_complete(root, version)
+
+
+def _pip_install(target: Path, wheelhouse: Path, version: str) -> list[str]:
+    """hausbox==version and what it needs, each at the wheelhouse's version (a constraint, so that
+    what is already installed at another version is replaced, and nothing is installed unasked)."""
+    constraints = wheelhouse / "hausbox-constraints.txt"
+    constraints.write_text("".join(pin + "\n" for pin in wheelhouse_pins(wheelhouse)))
+    # -I and the release's own folder as cwd: no checkout nearby is taken for an installed hausbox.
+    return [
+        str(target / "bin" / "python"), "-I", "-m", "pip", "install", "--quiet", "--no-index", "--no-cache-dir",
+        "--find-links", str(wheelhouse), "--constraint", str(constraints), f"hausbox=={version}",
+    ]  # fmt: skip
+
+
+def _install_fresh(target: Path, wheelhouse: Path, version: str) -> None:
+    base_python = getattr(sys, "_base_executable", None) or sys.executable
+    _run([base_python, "-I", "-m", "venv", str(target)], "creating the venv", target.parent)
+    _run(_pip_install(target, wheelhouse, version), "pip install", target)
+
+
+def _install_over_copy(source: Path, target: Path, wheelhouse: Path, version: str) -> None:
+    copy_release(source, target)
+    _run(_pip_install(target, wheelhouse, version), "pip install over the copy", target)
+    listed = _run([str(target / "bin" / "python"), "-I", "-c", _LIST_DISTRIBUTIONS], "listing the distributions", target)
+    extra = sorted(set(json.loads(listed)) - {pin.split("==")[0] for pin in wheelhouse_pins(wheelhouse)} - KEPT_TOOLS)
+    if extra:  # the old release had them, the new one does not ask for them
+        _run([str(target / "bin" / "python"), "-I", "-m", "pip", "uninstall", "--quiet", "--yes", *extra], "removing what the release dropped", target)
+
+
+_LIST_DISTRIBUTIONS = (
+    "import importlib.metadata as m, json, re; "
+    "print(json.dumps(sorted({re.sub(r'[-_.]+', '-', d.metadata['Name']).lower() for d in m.distributions()})))"
+)
+
+
+def copy_release(source: Path, target: Path) -> None:
+    """``source``'s venv as ``target``: links kept (``bin/python`` names the system's interpreter),
+    times kept (so the compiled files stay valid), the folder's own path rewritten in the scripts and
+    ``pyvenv.cfg``, and never the complete marker (the copy is complete once marked so at the end)."""
+    shutil.copytree(source, target, symlinks=True, ignore=lambda folder, names: [layout.COMPLETE] if Path(folder) == source else [])
+    old, new = os.fsencode(str(source)), os.fsencode(str(target))
+    for path in [*(target / "bin").iterdir(), target / "pyvenv.cfg"]:
+        if path.is_file() and not path.is_symlink():
+            text = path.read_bytes()
+            if old in text:
+                path.write_bytes(text.replace(old, new))
+
+
+def wheelhouse_pins(wheelhouse: Path) -> list[str]:
+    """``name==version`` of every wheel in the wheelhouse (names normalized as pip does)."""
+    pins = {}
+    for wheel in wheelhouse.glob("*.whl"):
+        name, version = wheel.name.split("-")[:2]
+        name = re.sub(r"[-_.]+", "-", name).lower()
+        pins[name] = f"{name}=={version}"
+    return sorted(pins.values())
 
 
 def fetch_and_install(job: dict[str, Any], root: Path, version: str, progress: Progress) -> None:

@@ -23,7 +23,7 @@ import pytest
 import requests
 
 from hausbox.updater import layout
-from hausbox.updater.run import install_release
+from hausbox.updater.run import copy_release, install_release
 from tests.harness import Api
 from tests.updater.release_host import ReleaseHost
 from tools.benchlib.mosquitto import free_port
@@ -117,7 +117,9 @@ class Box:
         self.data_dir = base / "data"
         self.work = base / "work"
         self.work.mkdir(parents=True)
-        shutil.copytree(layout.release_dir(releases.template, OLD), layout.release_dir(self.root, OLD), symlinks=True)
+        layout.release_dir(self.root, OLD).parent.mkdir(parents=True)
+        copy_release(layout.release_dir(releases.template, OLD), layout.release_dir(self.root, OLD))
+        layout.mark_complete(self.root, OLD)
         layout.switch(self.root, "current", OLD)
         self.port = free_port()
         self.env = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 from hausbox.updater import layout
@@ -91,3 +92,55 @@ def test_a_restart_goes_through_the_restarter(make_box, host, releases):
     marker = read_json(box.data_dir / "update" / "running-version.json")
     assert marker["pid"] != old_pid and marker["version"] == "1.0.0"
     assert home.admin.get("/system/version").json()["current"] == "1.0.0"
+
+
+def _site_packages(release: Path) -> Path:
+    return next((release / "lib").glob("python3.*/site-packages"))
+
+
+def _plant_a_distribution(release: Path, name: str) -> None:
+    """A distribution the old release has and the new one's wheelhouse does not (dropped by it)."""
+    site = _site_packages(release)
+    (site / f"{name}.py").write_text("DROPPED = True\n")
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    (info / "INSTALLER").write_text("pip\n")
+    (info / "RECORD").write_text(f"{name}.py,,\n{name}-1.0.dist-info/METADATA,,\n{name}-1.0.dist-info/INSTALLER,,\n{name}-1.0.dist-info/RECORD,,\n")
+
+
+def test_an_update_copies_the_current_release_and_reinstalls_only_what_changed(make_box, host, releases):
+    host.publish("1.3.0", releases.archive("1.3.0"))
+    box = make_box()
+    old = layout.release_dir(box.root, "1.0.0")
+    _plant_a_distribution(old, "zz_dropped")
+    unchanged = next((_site_packages(old) / "__pycache__").glob("bottle.cpython-*.pyc"))
+    start_update(Home(box), "1.3.0")
+    state = finished(box)
+    assert state["ok"] is True, state
+    new = layout.release_dir(box.root, "1.3.0")
+    # An unchanged dependency came with the copy, compiled file and all (pip did not reinstall it).
+    copied = _site_packages(new) / "__pycache__" / unchanged.name
+    assert copied.read_bytes() == unchanged.read_bytes() and copied.stat().st_mtime == unchanged.stat().st_mtime
+    # What the new wheelhouse no longer has is gone from the new release, still in the old one.
+    assert not (_site_packages(new) / "zz_dropped.py").exists() and not list(_site_packages(new).glob("zz_dropped-*"))
+    assert (_site_packages(old) / "zz_dropped.py").exists()
+    # The venv is the new folder's own: its scripts and pyvenv.cfg name it, never the old one.
+    for path in [new / "pyvenv.cfg", *(p for p in (new / "bin").iterdir() if p.is_file() and not p.is_symlink())]:
+        assert str(old) not in path.read_text(errors="replace"), path
+    assert (new / "bin" / "pip").read_text().startswith(f"#!{new}/bin/python")
+    assert layout.is_complete(box.root, "1.3.0") and layout.linked_version(box.root, "current") == "1.3.0"
+
+
+def test_a_current_release_that_cannot_be_copied_over_gets_a_new_venv(make_box, host, releases):
+    host.publish("1.4.0", releases.archive("1.4.0"))
+    box = make_box()
+    old = layout.release_dir(box.root, "1.0.0")
+    shutil.rmtree(_site_packages(old) / "pip")  # the copy has no pip to install with
+    home = Home(box)
+    start_update(home, "1.4.0")
+    state = finished(box)
+    assert state["ok"] is True, state
+    new = layout.release_dir(box.root, "1.4.0")
+    assert (_site_packages(new) / "pip").is_dir()  # a new venv, with its own pip
+    assert home.admin.get("/system/version").json()["current"] == "1.4.0"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import os
 import stat
 import subprocess
@@ -126,3 +127,27 @@ def test_the_helper_imports_nothing_of_the_engine():
     assert {m for m in modules if m.startswith("hausbox")} <= {"hausbox", "hausbox.updater", "hausbox.updater.__main__", "hausbox.updater.run",
                                                              "hausbox.updater.state", "hausbox.updater.layout", "hausbox.updater.artifact"}  # fmt: skip
     assert not modules & {"gevent", "pony", "bottle", "jsonschema", "orjson", "zeroconf", "paho"}
+
+
+RECOVER_SCRIPT = Path(__file__).resolve().parents[2] / "buildroot-overlay" / "usr" / "lib" / "hausbox" / "recover"
+
+
+def _recover_at_boot(data: Path, root: Path) -> subprocess.CompletedProcess:
+    env = {"PATH": os.environ["PATH"], "HAUSBOX_DATA_DIR": str(data), "HAUSBOX_INSTALL_ROOT": str(root)}
+    return subprocess.run(["sh", str(RECOVER_SCRIPT)], env=env, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.skipif(not Path("/usr/bin/python3").exists(), reason="the image's script reads the job with /usr/bin/python3")
+def test_the_boot_time_recovery_starts_no_release_for_an_attempt_that_ended(tmp_path):
+    root = tmp_path / "install"  # no release at all: starting one would fail loudly
+    data = tmp_path / "data"
+    write_json(data / "update" / "job.json", {"id": "a", "kind": "update", "from": "1.0.0", "to": "1.1.0"})
+    write_json(data / "update" / "state.json", {"id": "a", "kind": "update", "done": True, "ok": True, "steps": []})
+    ended = _recover_at_boot(data, root)
+    assert ended.returncode == 0 and ended.stderr == "", ended.stderr
+    # An attempt that did not end (or a state of another attempt, or no readable state) goes to a
+    # release's recovery: here none can run it, and the script says so.
+    for state in ({"id": "a", "done": False}, {"id": "b", "done": True}, "not json"):
+        (data / "update" / "state.json").write_text(state if isinstance(state, str) else json.dumps(state))
+        interrupted = _recover_at_boot(data, root)
+        assert interrupted.returncode == 1 and "no release under" in interrupted.stderr, (state, interrupted.stderr)

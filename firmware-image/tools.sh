@@ -22,6 +22,8 @@ missing=()
 for tool in "${need[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || missing+=("${PKG[$tool]}")
 done
+# The smoke run also boots the image through UEFI firmware, as a mini PC does.
+[ "${1:-amd64}" = smoke ] && [ ! -f /usr/share/ovmf/OVMF.fd ] && missing+=(ovmf)
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "installing ${missing[*]}" >&2
 if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >&2; then

@@ -25,6 +25,7 @@ from tools.benchlib.mosquitto import free_port
 # The x86-64 baseline Debian is built for. With "max", TCG also emulates AVX2, which glibc's string
 # and memory routines then use, slowly under emulation: the first boot took 28.4 s instead of 24.0.
 CPU = os.environ.get("HAUSBOX_QEMU_CPU", "qemu64")
+OVMF = Path("/usr/share/ovmf/OVMF.fd")  # Debian's ovmf: UEFI firmware for QEMU
 DISK_SIZE = "3G"  # larger than the image: the first boot grows the data partition into the rest
 
 
@@ -51,7 +52,10 @@ class Box:
         self._asked = 0
 
     # ---- power ---------------------------------------------------------------------------------
-    def start(self) -> None:
+    def start(self, uefi: bool = False) -> None:
+        """Boot with the kernel, initrd and command line of the boot partition plus ``hausbox.smoke=1``
+        (the agent answers), or with ``uefi`` as a mini PC does: UEFI firmware, the image's own
+        systemd-boot and its entry's command line (no agent: only the API answers)."""
         assert self.process is None or self.process.poll() is not None, "already running"
         self.boots += 1
         self.port = self.port or free_port()  # one port for the box's life: clients keep their base URL
@@ -60,8 +64,9 @@ class Box:
         command = [
             "qemu-system-x86_64", "-M", "q35", "-accel", "tcg", "-cpu", CPU, "-m", "1024", "-smp", "2",
             "-display", "none", "-no-reboot", "-serial", f"file:{self.serial_log}", "-monitor", "none",
-            "-kernel", str(self.boot["kernel"]), "-initrd", str(self.boot["initrd"]),
-            "-append", f"{self.boot['cmdline']} hausbox.smoke=1",
+            *(["-bios", str(OVMF)] if uefi else [
+                "-kernel", str(self.boot["kernel"]), "-initrd", str(self.boot["initrd"]), "-append", f"{self.boot['cmdline']} hausbox.smoke=1",
+            ]),
             "-drive", f"file={self.disk},format=qcow2,if=virtio",
             "-netdev", f"user,id=n0,hostfwd=tcp:127.0.0.1:{self.port}-:3000", "-device", "virtio-net-pci,netdev=n0",
             # Real boards have a hardware RNG; without one the guest's first getrandom() calls stall.

@@ -103,5 +103,14 @@ def test_first_boot_setup_use_mdns_and_poweroff(box, build_info):
     FIGURES["clean power-off"] = f"{box.poweroff():.1f} s"
 
 
+def test_the_image_boots_through_its_own_uefi_loader(box):
+    # As a mini PC boots it: UEFI firmware (OVMF), systemd-boot from the boot partition, the kernel,
+    # initrd and command line of its one entry (the other scenarios hand QEMU the kernel directly).
+    box.start(uefi=True)
+    healthy_s = box.wait_healthy(BOOT_TIMEOUT_S)
+    FIGURES["boot to healthy through UEFI (OVMF, systemd-boot)"] = f"{healthy_s:.1f} s ({_load()})"
+    assert box.api().get("/auth/status").json() == {"setupRequired": True}
+
+
 def _load() -> str:
     return "host load average {:.1f} {:.1f} {:.1f} on {} cores".format(*os.getloadavg(), os.cpu_count())

@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from typing import Callable
 
-from zeroconf import ServiceBrowser, Zeroconf
+from zeroconf import ServiceBrowser, ServiceInfo, Zeroconf
 
 from hausbox import __version__
 from tests.harness import PASSWORD
@@ -24,12 +25,15 @@ class Watch:
         self.lock = threading.Lock()
         watch = self
 
+        self.servers: dict[str, str] = {}  # instance name -> the host name it is served from
+
         class Listener:
             def add_service(self, zc, type_, name):
                 info = zc.get_service_info(type_, name, 3000)
                 if info and info.port == watch.port:
                     with watch.lock:
                         watch.found[name] = dict(info.properties)
+                        watch.servers[name] = info.server
 
             update_service = add_service
 
@@ -101,3 +105,26 @@ def test_the_records_follow_setup_and_are_withdrawn_at_stop(make_server):
 def test_advertising_can_be_switched_off(make_server):
     server = make_server(env={"HAUSBOX_MDNS": "0"})
     assert _browse("_hausbox._tcp.local.", server.port, seconds=3) == {}
+
+
+def test_a_host_name_taken_on_the_lan_gives_the_box_a_name_of_its_own(make_server):
+    # Another host answers for this machine's name (a second box on the LAN, at an address not ours):
+    # the service is served from hausbox-<first 6 of its instance id>.local instead.
+    wanted = socket.gethostname().split(".")[0] or "hausbox"
+    other_host = Zeroconf()
+    squatter = ServiceInfo("_squat._tcp.local.", "squatter._squat._tcp.local.", port=9, server=f"{wanted}.local.", addresses=[socket.inet_aton("10.254.254.7")])
+    other_host.register_service(squatter)
+    try:
+        server = make_server(env={"HAUSBOX_MDNS": "1"})
+        instance_id = json.loads((server.data_dir / "instance.json").read_text())["instanceId"]
+        watch = Watch("_hausbox._tcp.local.", server.port)
+        try:
+            assert watch.wait(), "not advertised"
+            with watch.lock:
+                servers = set(watch.servers.values())
+            assert servers == {f"hausbox-{instance_id.replace('-', '')[:6]}.local."}, servers
+        finally:
+            watch.close()
+    finally:
+        other_host.unregister_all_services()
+        other_host.close()

@@ -183,20 +183,23 @@ class VersionChecker:
     def poll(self) -> None:
         # lastCheck is stamped when the check has finished, so a reader never sees a check time
         # beside the answer of the check before it (the fetch runs in a thread and takes a while).
+        try:
+            self._check()
+        finally:
+            self.last_check_ms = self._engine.clock.now_ms()
+
+    def _check(self) -> None:
         url = self.feed_url()
         if not url:
             self.last_error = "no release feed configured (HAUSBOX_RELEASE_FEED or the setting system.update.feedUrl)"
-            self.last_check_ms = self._engine.clock.now_ms()
             return
         try:
             self.latest = fetch_feed(url)
         except ValueError as error:
             self.last_error = str(error)
-            self.last_check_ms = self._engine.clock.now_ms()
             log.warning("version check failed: %s", error)
             return
         self.last_error = None
-        self.last_check_ms = self._engine.clock.now_ms()
         version = self.latest["version"]
         if is_newer(version, self.current) and version != self._announced:
             self._announced = version

@@ -3,7 +3,6 @@ a restart (restart, health), and the boot-time recovery of an update a power cut
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -169,16 +168,10 @@ def _install_fresh(target: Path, wheelhouse: Path, version: str) -> None:
 def _install_over_copy(source: Path, target: Path, wheelhouse: Path, version: str) -> None:
     copy_release(source, target)
     _run(_pip_install(target, wheelhouse, version), "pip install over the copy", target)
-    listed = _run([str(target / "bin" / "python"), "-I", "-c", _LIST_DISTRIBUTIONS], "listing the distributions", target)
-    extra = sorted(set(json.loads(listed)) - {pin.split("==")[0] for pin in wheelhouse_pins(wheelhouse)} - KEPT_TOOLS)
+    installed = {_normalized(info.name.split("-")[0]) for info in target.glob("lib/python3*/site-packages/*.dist-info")}
+    extra = sorted(installed - {pin.split("==")[0] for pin in wheelhouse_pins(wheelhouse)} - KEPT_TOOLS)
     if extra:  # the old release had them, the new one does not ask for them
         _run([str(target / "bin" / "python"), "-I", "-m", "pip", "uninstall", "--quiet", "--yes", *extra], "removing what the release dropped", target)
-
-
-_LIST_DISTRIBUTIONS = (
-    "import importlib.metadata as m, json, re; "
-    "print(json.dumps(sorted({re.sub(r'[-_.]+', '-', d.metadata['Name']).lower() for d in m.distributions()})))"
-)
 
 
 def copy_release(source: Path, target: Path) -> None:
@@ -199,9 +192,13 @@ def wheelhouse_pins(wheelhouse: Path) -> list[str]:
     pins = {}
     for wheel in wheelhouse.glob("*.whl"):
         name, version = wheel.name.split("-")[:2]
-        name = re.sub(r"[-_.]+", "-", name).lower()
-        pins[name] = f"{name}=={version}"
+        pins[_normalized(name)] = f"{_normalized(name)}=={version}"
     return sorted(pins.values())
+
+
+def _normalized(name: str) -> str:
+    """A distribution's name as pip compares them (wheel and dist-info folder names escape it)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def fetch_and_install(job: dict[str, Any], root: Path, version: str, progress: Progress) -> None:

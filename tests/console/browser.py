@@ -106,10 +106,18 @@ class Browser:
 
     def click(self, css: str) -> None:
         """A real click (by the driver, not a script), with the element scrolled to the middle of
-        the window first, as a person would: the sticky header covers the top."""
-        element = self.find(css)
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-        element.click()
+        the window first, as a person would: the sticky header covers the top. A live page may
+        render the element again between finding and clicking it (a WebSocket event after the
+        answer that changed it): then the new one is found and clicked."""
+        for attempt in range(3):
+            element = self.find(css)
+            try:
+                self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+                element.click()
+                return
+            except StaleElementReferenceException:
+                if attempt == 2:
+                    raise
 
     def logs(self) -> list[dict[str, Any]]:
         """The browser console's messages since the last call (errors, CSP violations)."""

@@ -32,6 +32,7 @@ from typing import Iterator
 
 from hausbox.history.batch import Aggregate, Batch, Key
 from hausbox.history.journal import Journal
+from hausbox.history.recent import SLOTS, WINDOW_MS, RecentWindows
 
 log = logging.getLogger("hausbox.history")
 
@@ -119,6 +120,7 @@ class HistoryStore:
         self._load_series()
         self._pending = Batch()  # journaled, not yet in SQLite
         self._late: dict[str, int] = {}
+        self._recent = RecentWindows()  # built at the first sparkline
         self._journal = Journal(path.with_name(JOURNAL_NAME))
         self._replay()
 
@@ -160,6 +162,7 @@ class HistoryStore:
 
     def _take(self, batch: Batch, late_from: dict[str, int] | None) -> None:
         self._pending.merge(batch)
+        self._recent.add(batch.points)
         for job, since in (late_from or {}).items():
             self._late[job] = min(self._late.get(job, since), since)
 
@@ -343,7 +346,14 @@ class HistoryStore:
 
     def window_means(self, keys: list[Key], from_ms: int, to_ms: int, window_ms: int) -> dict[int, list[float]]:
         """Per window of ``window_ms`` from ``from_ms``: the mean of each series of ``keys`` with raw
-        points in it (one scan of the range for all of them, and what is pending)."""
+        points in it (one scan of the range for all of them, and what is pending). Half-hours of the
+        last day come from memory (``hausbox.history.recent``)."""
+        if window_ms == WINDOW_MS:
+            if self._recent.covered_from is None:
+                self._build_recent(to_ms)
+            means = self._recent.means(keys, from_ms, to_ms)
+            if means is not None:
+                return means
         sums: dict[tuple[object, int], list[float]] = {}
         ids = [self._series[key] for key in keys if key in self._series]
         if ids:
@@ -361,6 +371,14 @@ class HistoryStore:
         for (_series, window), (total, count) in sums.items():
             means.setdefault(window, []).append(total / count)
         return means
+
+    def _build_recent(self, now_ms: int) -> None:
+        """One scan of the points table's last ``SLOTS`` half-hours, and what is pending."""
+        covered_from = now_ms - now_ms % WINDOW_MS - (SLOTS - 1) * WINDOW_MS
+        by_id = {i: key for key, i in self._series.items()}
+        query = f"SELECT series, ts - ts % {WINDOW_MS}, sum({VALUE}), count(*), max(ts) FROM points WHERE ts >= ? GROUP BY 1, 2"
+        rows = ((by_id[series], *sums) for series, *sums in self._db.execute(query, (covered_from,)) if series in by_id)
+        self._recent.build(covered_from, rows, self._pending.points)
 
     def aliases_since(self, equipment_id: str, since_ms: int) -> list[str]:
         """The aliases of ``equipment_id`` with data since ``since_ms``: the hourly tier up to its

@@ -55,6 +55,14 @@ def mqtt_client(broker) -> Iterator:
 
 
 @pytest.fixture
+def small_disk(tmp_path) -> Iterator:
+    """A real 8 MB file system (tmpfs), for full-disk scenarios (``tests/disk.py``)."""
+    from tests.disk import mounted_small_disk
+
+    yield from mounted_small_disk(tmp_path / "disk")
+
+
+@pytest.fixture
 def make_house(tmp_path) -> Iterator:
     """In-process homes (``tests/inprocess.py``): ``make_house(**options)`` builds a ``House`` on a fresh
     data directory (or ``data_dir=``); every one is stopped at teardown."""

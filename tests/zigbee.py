@@ -126,8 +126,8 @@ class Z2m:
 
 
 # ---- the end-to-end set-up -----------------------------------------------------------------------
-def zigbee_home(make_server, broker, mqtt_client, env: dict[str, str] | None = None, module: str = "hausbox") -> Z2m:
-    z2m = Z2m(Home(make_server(env=env, module=module)), broker, mqtt_client)
+def zigbee_home(make_server, broker, mqtt_client, env: dict[str, str] | None = None, module: str = "hausbox", data_dir: Path | None = None) -> Z2m:
+    z2m = Z2m(Home(make_server(data_dir=data_dir, env=env, module=module)), broker, mqtt_client)
     z2m.connect()
     z2m.discover()
     z2m.client.subscribe("zigbee2mqtt/#")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import os
 import stat
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.disk import fill
 from tests.harness import Home
 from tests.wsclient import Collector, expect_welcome
 
@@ -32,27 +32,6 @@ def test_the_data_directory_is_the_service_users_alone(make_server, tmp_path):
     assert loose == {}, loose
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    mount_point = tmp_path / "disk"
-    mount_point.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(mount_point)], capture_output=True).returncode:
-        pytest.skip("mounting a tmpfs needs root (CI runs as root)")
-    yield mount_point
-    subprocess.run(["umount", "-l", str(mount_point)], capture_output=True)
-
-
-def _fill(disk: Path) -> Path:
-    filler = disk / "filler"
-    with open(filler, "wb", buffering=0) as f:  # unbuffered: nothing left over for close to fail on
-        try:
-            while True:
-                f.write(b"\0" * 65536)
-        except OSError:
-            pass
-    return filler
-
-
 def test_a_full_disk_refuses_writes_with_507_and_keeps_serving(make_server, small_disk):
     server = make_server(data_dir=small_disk / "hausbox", env={"HAUSBOX_STORAGE_LOW_BYTES": str(1 << 20)})
     home = Home(server)
@@ -62,7 +41,7 @@ def test_a_full_disk_refuses_writes_with_507_and_keeps_serving(make_server, smal
     expect_welcome(ws)
     collector = Collector(ws)
     try:
-        filler = _fill(small_disk)
+        filler = fill(small_disk)
         for attempt in range(3):
             refused = api.post("/zones", {"name": f"Refused {attempt}"})
             assert refused.status_code == 507, refused.text

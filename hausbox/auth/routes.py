@@ -31,7 +31,7 @@ def refresh(call: Call) -> dict[str, Any]:
 
 
 def logout(call: Call) -> None:
-    call.engine.auth.logout(call.body["refreshToken"])
+    call.audit_actor = call.engine.auth.logout(call.body["refreshToken"])  # the trail names whose session ended
 
 
 def me(call: Call) -> dict[str, Any]:

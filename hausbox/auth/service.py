@@ -127,8 +127,11 @@ class AuthService:
             raise Unauthorized("Invalid refresh token")  # as an unknown token: says nothing of the user
         return {**self.sessions.pair_for(user_id, info.role, sid, fresh), "user": self.users.get(user_id)}
 
-    def logout(self, refresh_token: str) -> None:
-        self.sessions.end_by_refresh_token(refresh_token)
+    def logout(self, refresh_token: str) -> str | None:
+        """End a refresh token's session; the username it belonged to (None: no such session)."""
+        user_id = self.sessions.end_by_refresh_token(refresh_token)
+        info = self.users.info(user_id) if user_id else None
+        return info.username if info else None
 
     def change_password(self, principal: Principal, current: str, new: str) -> None:
         if not passwords.verify_password(current, self.users.password_hash(principal.user_id)):

@@ -113,14 +113,16 @@ class SessionStore:
             self._live[row.id] = (row.user_id, row.expires_at)
             return row.user_id, row.id, fresh
 
-    def end_by_refresh_token(self, refresh_token: str) -> bool:
+    def end_by_refresh_token(self, refresh_token: str) -> str | None:
+        """End the session of ``refresh_token``; the id of its user (None: no such session)."""
         with orm.db_session:
             row = self._db.Session.get(token_hash=sha256_hex(refresh_token))
             if row is None:
-                return False
+                return None
             self._live.pop(row.id, None)
+            user_id = row.user_id
             row.delete()
-            return True
+            return user_id
 
     def end_user_sessions(self, user_id: str, keep: str | None = None) -> None:
         with orm.db_session:

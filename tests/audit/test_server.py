@@ -31,8 +31,9 @@ def test_sign_ins_over_http_and_nothing_secret_on_disk(make_server):
     assert anonymous.post("/auth/refresh", {"refreshToken": SECRET}).status_code == 401
     assert api.put("/me/password", {"currentPassword": SECRET, "newPassword": SECRET + "!"}).status_code == 401
     assert api.post("/users", {"username": "x", "password": SECRET, "displayName": "X", "role": "admin"}).status_code == 403
+    assert anonymous.post("/auth/logout", {"refreshToken": SECRET}).status_code == 204  # no such session: nobody named
     assert anonymous.post("/auth/logout", {"refreshToken": pair["refreshToken"]}).status_code == 204
-    wait_for(lambda: len(_entries(home, user=user["username"])) >= 5)  # the batch delay, on the server's clock
+    wait_for(lambda: len(_entries(home, user=user["username"])) >= 6)  # the batch delay, on the server's clock
     mine = list(reversed(_entries(home, user=user["username"])))
     assert [(e["action"], e["outcome"]) for e in mine] == [
         ("POST /auth/login", "success"),  # new_user's sign-in
@@ -40,7 +41,10 @@ def test_sign_ins_over_http_and_nothing_secret_on_disk(make_server):
         ("POST /auth/login", "success"),
         ("PUT /me/password", "failure"),  # signed in, but the current password was wrong
         ("POST /users", "denied"),
+        ("POST /auth/logout", "success"),  # the refresh token's session was theirs
     ]
+    unnamed = [e for e in _entries(home) if e["action"] == "POST /auth/logout" and e["username"] is None]
+    assert len(unnamed) == 1
     failed = mine[1]
     assert (failed["username"], failed["userId"], failed["status"], failed["address"]) == (user["username"], None, 401, "127.0.0.1")
     assert failed["userAgent"] == agent[:MAX_AGENT]

@@ -74,7 +74,8 @@ BY_USAGE = closed(
 METER_COUNTS = {
     "readings": INTEGER | {"description": "readings received since the start"},
     "countedWh": WH | {"description": "Wh added to the energy sums"},
-    "resets": INTEGER | {"description": "readings below the baseline: a reset or replaced counter, a new baseline, nothing counted"},
+    "resets": INTEGER | {"description": "counters reset or replaced: a reading below the baseline (nothing counted) followed by one above it and below the old baseline (counted from the low reading)"},
+    "transientDrops": INTEGER | {"description": "readings below the baseline followed by one back at or above it (a device that reported 0 once): counted from the old baseline, never as a whole index"},
     "refused": INTEGER | {"description": "readings not a number, or a negative interval reading: nothing counted"},
 }
 ARBITER = closed(
@@ -84,7 +85,7 @@ ARBITER = closed(
             "equipmentId": STRING, "alias": STRING, "name": STRING, "type": STRING,
             "role": one_of("main", "production", "submeter"), "separateSupply": BOOLEAN,
             "kind": nullable(one_of("cumulative", "interval")) | {"description": "cumulative: a kWh counter counted by difference; interval: Wh per reading; null before a reading"},
-            "baseline": nullable(closed({"reading": NUMBER, "at": TIME})) | {"description": "the counter reading the next one is counted from (kept across restarts)"},
+            "baseline": nullable(closed({"reading": NUMBER, "at": TIME})) | {"description": "the last counter reading counted from (kept across restarts); after a drop below it, until the next reading tells a reset from a transient drop"},
             **METER_COUNTS,
             "lastResetAt": nullable(TIME), "lastReadingAt": nullable(TIME),
         })),  # fmt: skip
@@ -92,7 +93,8 @@ ARBITER = closed(
     },
     "What the baseline arbiter decided for each energy binding of the enabled equipments: every reading "
     "either adds Wh to the sums (the difference from a counter's baseline, or an interval's Wh), "
-    "resets the baseline, or is refused.",
+    "drops below the baseline (nothing counted; the next reading tells a reset from a transient drop), "
+    "or is refused.",
 )
 
 STATUS = closed(

@@ -6,12 +6,18 @@ meter that reports ``Wh`` gives the energy of its last interval: each reading is
 The arbiter decides, for each reading, what it counts:
 
 - the first reading of a counter sets its baseline and counts nothing (there is no interval yet);
-- a reading below the baseline means the meter was reset or replaced: it becomes the new baseline
-  and counts nothing (counting it whole could add a year of a replaced meter's index at once);
+- a reading below the baseline is a *drop*: it counts nothing, and the next reading tells what it
+  was. Back at or above the old baseline: a transient drop (plugs that rejoin the network report
+  0 once, then their index again), counted from the old baseline as if the drop never came, not
+  as a whole index consumed in one interval. Above the drop but below the old baseline: the meter
+  was reset or replaced, and what it counted since the drop is consumed. At or below the drop:
+  nothing is told yet (a new meter that has not turned);
 - a negative or non-numeric interval reading counts nothing and is refused.
 
 Baselines are written with the sums in the same transaction, so a restart, even kill -9, continues
-from the last committed reading: what was consumed meanwhile is counted by the next reading.
+from the last committed reading: what was consumed meanwhile is counted by the next reading. The
+baseline written during a drop is the old one, so a restart then loses at most the first interval
+of a real reset, never counts a transient drop's index whole.
 ``metrics()`` is ``GET /energy/arbiter/metrics``: what the arbiter decided since the process started.
 """
 
@@ -39,6 +45,7 @@ class MeterStats:
     readings: int = 0
     counted_wh: float = 0.0
     resets: int = 0
+    transient_drops: int = 0
     refused: int = 0
     last_reset_ms: int | None = None
     last_reading_ms: int | None = None
@@ -47,6 +54,7 @@ class MeterStats:
 class MeterArbiter:
     def __init__(self, baselines: dict[Key, tuple[float, int]], started_ms: int):
         self._baselines = dict(baselines)  # key -> (reading in the meter's unit, ts)
+        self._drops: dict[Key, tuple[float, int]] = {}  # key -> the reading below the baseline, not yet told
         self._stats: dict[Key, MeterStats] = {}
         self._started_ms = started_ms
 
@@ -69,20 +77,33 @@ class MeterArbiter:
             stats.counted_wh += value * scale
             return value * scale, None
         baseline = self._baselines.get(key)
-        self._baselines[key] = (float(value), ts)
         if baseline is None:
+            self._baselines[key] = (float(value), ts)
             return 0.0, self._baselines[key]
+        drop = self._drops.get(key)
         if value < baseline[0]:
+            if drop is None or value < drop[0]:
+                self._drops[key] = drop = (float(value), ts)  # the baseline stays until a reading tells
+            if value <= drop[0]:
+                return 0.0, None
+            del self._drops[key]  # above the drop, below the old index: reset or replaced, counted since the drop
             stats.resets += 1
-            stats.last_reset_ms = ts
-            return 0.0, self._baselines[key]
-        wh = (value - baseline[0]) * scale
+            stats.last_reset_ms = drop[1]
+            start = drop[0]
+        else:
+            if self._drops.pop(key, None) is not None:
+                stats.transient_drops += 1  # back at the old index: the drop never was
+            start = baseline[0]
+        self._baselines[key] = (float(value), ts)
+        wh = (value - start) * scale
         stats.counted_wh += wh
         return wh, self._baselines[key]
 
     def forget(self, equipment_id: str) -> None:
         for key in [k for k in self._baselines if k[0] == equipment_id]:
             del self._baselines[key]
+        for key in [k for k in self._drops if k[0] == equipment_id]:
+            del self._drops[key]
         for key in [k for k in self._stats if k[0] == equipment_id]:
             del self._stats[key]
 
@@ -101,6 +122,7 @@ class MeterArbiter:
                 "readings": stats.readings if stats else 0,
                 "countedWh": round(stats.counted_wh, 4) if stats else 0.0,
                 "resets": stats.resets if stats else 0,
+                "transientDrops": stats.transient_drops if stats else 0,
                 "refused": stats.refused if stats else 0,
                 "lastResetAt": iso_utc(stats.last_reset_ms) if stats else None,
                 "lastReadingAt": iso_utc(stats.last_reading_ms) if stats else None,
@@ -112,6 +134,7 @@ class MeterArbiter:
                 "readings": sum(m["readings"] for m in meters),
                 "countedWh": round(sum(m["countedWh"] for m in meters), 4),
                 "resets": sum(m["resets"] for m in meters),
+                "transientDrops": sum(m["transientDrops"] for m in meters),
                 "refused": sum(m["refused"] for m in meters),
             },
         }

@@ -139,7 +139,7 @@ def test_arbiter_metrics_count_a_reset_as_a_reset_not_as_consumption(make_house)
     assert (heater["role"], heater["kind"], heater["readings"], heater["countedWh"], heater["refused"], heater["baseline"]) == ("submeter", "interval", 3, 350.0, 1, None)
     assert by_key[(production, "autoconso")]["role"] == "production" and by_key[(production, "autoconso")]["readings"] == 0
     assert by_key[(garage, "energy")]["separateSupply"] is True
-    assert metrics["totals"] == {"readings": 7, "countedWh": 1850.0, "resets": 1, "refused": 1}
+    assert metrics["totals"] == {"readings": 7, "countedWh": 1850.0, "resets": 1, "transientDrops": 0, "refused": 1}
     assert metrics["since"] == "2026-06-16T08:00:00.000Z"
     # What was counted is what the history shows: the reset added nothing.
     history = ok(house, "/energy/history?date=2026-06-16")

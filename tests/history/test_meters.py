@@ -27,8 +27,8 @@ def test_the_arbiter_counts_differences_and_starts_a_new_baseline_on_a_reset():
     key = ("eq", "energy")
     assert arbiter.consumed(key, 100.0, "kWh", 1) == (0.0, (100.0, 1))  # the first reading: a baseline only
     assert arbiter.consumed(key, 100.5, "kWh", 2) == (500.0, (100.5, 2))
-    assert arbiter.consumed(key, 3.0, "kWh", 3) == (0.0, (3.0, 3))  # replaced: a new baseline, no negative
-    assert arbiter.consumed(key, 3.25, "kWh", 4) == (250.0, (3.25, 4))
+    assert arbiter.consumed(key, 3.0, "kWh", 3) == (0.0, None)  # a drop: nothing counted, the baseline kept until told
+    assert arbiter.consumed(key, 3.25, "kWh", 4) == (250.0, (3.25, 4))  # replaced: counted from the drop
     assert arbiter.consumed(key, "n/a", "kWh", 5) == (0.0, None)
     interval = ("eq2", "energy")
     assert arbiter.consumed(interval, 12.0, "Wh", 6) == (12.0, None)  # a Wh meter gives its interval
@@ -37,6 +37,25 @@ def test_the_arbiter_counts_differences_and_starts_a_new_baseline_on_a_reset():
     [entry] = metrics["meters"]
     assert entry["kind"] == "cumulative" and entry["readings"] == 5 and entry["countedWh"] == 750.0
     assert entry["resets"] == 1 and entry["refused"] == 1 and entry["baseline"]["reading"] == 3.25
+    assert entry["transientDrops"] == 0
+
+
+def test_a_transient_drop_is_counted_from_the_old_index_never_as_a_whole_index():
+    arbiter = MeterArbiter({}, 0)
+    key = ("plug", "energy")
+    arbiter.consumed(key, 150.2, "kWh", 1)
+    assert arbiter.consumed(key, 0.0, "kWh", 2) == (0.0, None)  # a plug rejoining the network reports 0 once
+    assert arbiter.consumed(key, 0.0, "kWh", 3) == (0.0, None)  # or twice: still nothing told
+    wh, baseline = arbiter.consumed(key, 150.3, "kWh", 4)
+    assert (wh, baseline) == (pytest.approx(100.0), (150.3, 4))  # its index again: 100 Wh, not 150 kWh
+    assert arbiter.consumed(key, 150.3, "kWh", 5) == (0.0, (150.3, 5))
+    arbiter.consumed(key, 0.0, "kWh", 6)  # then really replaced: a new meter that has not turned yet
+    assert arbiter.consumed(key, 0.0, "kWh", 7) == (0.0, None)
+    wh, baseline = arbiter.consumed(key, 0.4, "kWh", 8)
+    assert (wh, baseline) == (pytest.approx(400.0), (0.4, 8))  # counted from the drop
+    [entry] = arbiter.metrics({key: {"name": "Plug", "type": "energy_meter", "role": "submeter", "separateSupply": False}})["meters"]
+    assert (entry["transientDrops"], entry["resets"], entry["countedWh"]) == (1, 1, pytest.approx(500.0))
+    assert entry["lastResetAt"] == "1970-01-01T00:00:00.006Z"  # when the replaced meter first reported
 
 
 def test_every_reading_counts_even_those_the_write_filter_keeps_out(make_house):
@@ -73,6 +92,21 @@ def test_windows_across_a_slot_bound_are_split_by_minutes(make_house):
     assert (hp, hc) == (pytest.approx(100.0), pytest.approx(200.0))
     [(day, day_hp, day_hc)] = sums(house, linky, "energy_daily")
     assert day == buckets.midnight(buckets.local(hour, PARIS).date(), PARIS) and (day_hp, day_hc) == (hp, hc)
+
+
+def test_a_transient_drop_across_an_unclean_restart_counts_no_whole_index(make_house):
+    house = make_house(start="2026-06-15 10:00")
+    plug = meter(house, "plug", equipment_type="energy_meter")
+    house.start()
+    house.report("plug", energy=150.2)
+    house.advance(10)
+    house.report("plug", energy=0.0)  # committed with the old baseline kept
+    house.advance(10)
+    house.restart()  # what the arbiter held in memory is gone
+    house.start()
+    house.report("plug", energy=150.3)
+    house.advance(10)
+    assert sum(hp + hc for _h, hp, hc in sums(house, plug)) == pytest.approx(100.0)
 
 
 def test_a_restart_even_unclean_continues_from_the_last_committed_baseline(make_house):

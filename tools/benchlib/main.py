@@ -72,7 +72,7 @@ class Plan:
 
     def __init__(self, quick: bool):
         self.quick = quick
-        self.budget_s = 300 if quick else 660  # soft: parts that no longer fit are skipped
+        self.budget_s = 300 if quick else 720  # soft: parts that no longer fit are skipped
         # Up to the first failing step: on a fast day 6000 msg/s took half a core, so the ceiling lies above.
         self.steps = [500, 2000, 4000] if quick else [500, 1000, 2000, 3000, 4000, 5000, 6000, 8000, 10000, 12000, 16000, 20000]
         self.step_s = 3.0 if quick else 10.0
@@ -321,7 +321,8 @@ class Bench:
                 "held_s": sustained["duration_s"] if sustained else None,
                 "p99_ms": sustained["latency"]["p99_ms"] if sustained else None,
                 "note": None if sustained else "no rate held without loss and with p99 < 1 s",
-                "bounded_by_highest_step": bool(sustained and sustained["target_per_s"] == plan.steps[-1]),
+                # No step failed (the last passed, or the budget skipped the rest): the ceiling lies above.
+                "bounded_by_highest_step": bool(sustained and not any(s.get("pass") is False for s in steps)),
             },
             "p99_ms_at_2000": at_2000["latency"]["p99_ms"] if at_2000 else None,
         }

@@ -12,8 +12,6 @@ The arbiter decides, for each reading, what it counts:
   as a whole index consumed in one interval. Above the drop but below the old baseline: the meter
   was reset or replaced, and what it counted since the drop is consumed. At or below the drop:
   nothing is told yet (a new meter that has not turned);
-- a rise no home could draw (over ``MAX_POWER_W`` on average since the baseline, counting at least
-  a minute) is a meter swapped for one with a higher index: a new baseline, nothing counted;
 - a negative or non-numeric interval reading counts nothing and is refused.
 
 Baselines are written with the sums in the same transaction, so a restart, even kill -9, continues
@@ -33,8 +31,6 @@ from hausbox.core.clock import iso_utc
 Key = tuple[str, str]
 Kind = Literal["cumulative", "interval"]
 WH_PER = {"kWh": 1000.0, "Wh": 1.0, "MWh": 1_000_000.0}
-MAX_POWER_W = 100_000.0  # above any home's supply (a 3-phase 63 A one is ~43 kW)
-MIN_SPAN_MS = 60_000  # readings closer than this are judged over a minute
 
 
 def meter_kind(unit: str | None) -> Kind:
@@ -100,10 +96,6 @@ class MeterArbiter:
             start = baseline[0]
         self._baselines[key] = (float(value), ts)
         wh = (value - start) * scale
-        if wh * 3_600_000 / max(ts - baseline[1], MIN_SPAN_MS) > MAX_POWER_W:
-            stats.resets += 1  # swapped for a meter with a higher index: a new baseline
-            stats.last_reset_ms = ts
-            return 0.0, self._baselines[key]
         stats.counted_wh += wh
         return wh, self._baselines[key]
 

@@ -58,19 +58,6 @@ def test_a_transient_drop_is_counted_from_the_old_index_never_as_a_whole_index()
     assert entry["lastResetAt"] == "1970-01-01T00:00:00.006Z"  # when the replaced meter first reported
 
 
-def test_a_rise_no_home_could_draw_is_a_swapped_meter_not_consumption():
-    arbiter = MeterArbiter({}, 0)
-    key = ("plug", "energy")
-    minute, hour = 60_000, 3_600_000
-    arbiter.consumed(key, 150.0, "kWh", 0)
-    assert arbiter.consumed(key, 300.0, "kWh", minute) == (0.0, (300.0, minute))  # another plug, a higher index
-    assert arbiter.consumed(key, 300.5, "kWh", 2 * minute) == (500.0, (300.5, 2 * minute))  # 30 kW for a minute: counted
-    assert arbiter.consumed(key, 300.6, "kWh", 2 * minute + 5) == (pytest.approx(100.0), (300.6, 2 * minute + 5))  # 5 ms apart: judged over a minute
-    assert arbiter.consumed(key, 340.6, "kWh", 2 * minute + 5 + hour) == (pytest.approx(40_000.0), (340.6, 2 * minute + 5 + hour))  # 40 kW for an hour
-    [entry] = arbiter.metrics({key: {"name": "Plug", "type": "energy_meter", "role": "submeter", "separateSupply": False}})["meters"]
-    assert (entry["resets"], entry["lastResetAt"]) == (1, "1970-01-01T00:01:00.000Z")
-
-
 def test_every_reading_counts_even_those_the_write_filter_keeps_out(make_house):
     house = make_house(start=START)
     house.engine.tariff.replace(OFF_PEAK_NIGHTS)

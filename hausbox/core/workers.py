@@ -40,12 +40,6 @@ def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
     return gevent.get_hub().threadpool.apply(fn, args)
 
 
-def started_in_thread(fn: Callable[..., Any], *args: Any) -> AsyncResult:
-    """Start blocking work in the thread pool and return its result to wait on: for a caller that
-    must know when the thread ends even when the greenlet that started it is killed meanwhile."""
-    return gevent.get_hub().threadpool.spawn(fn, *args)
-
-
 class OutboundGate:
     """Whether automation may act on the home. One gate for every outbound worker."""
 

@@ -13,12 +13,6 @@ in memory, where every read sees it; ``flush`` moves it all into SQLite in one t
 half hour (and before the jobs run, and at stop). SQLite uses a rollback journal with
 synchronous=FULL: a flush survives a power cut, and the pages it appends are written once.
 
-The transactions that write (a flush, a downsampling chunk, a retention pass) end in fsyncs, which
-an SD card may take a second to answer: they run in gevent's thread pool (``_off_core``), and every
-other use of the connection first waits for them in its own greenlet (``_settled``), so the core
-goes on serving messages and requests meanwhile and no read sees a batch both in SQLite and in
-memory. Only the history worker writes, so there is one such transaction at a time.
-
 Tiers, each with its retention (``TIERS``):
 - ``points``: raw numbers (booleans as 1/0); ``text_points``: raw text and enum values;
 - ``hourly`` and ``daily``: min, max, mean, sum and count per local hour and local day, made from
@@ -34,11 +28,8 @@ import logging
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Iterator
 
-from gevent.event import AsyncResult
-
-from hausbox.core.workers import started_in_thread
 from hausbox.history.batch import Aggregate, Batch, Key
 from hausbox.history.journal import Journal
 from hausbox.history.recent import SLOTS, WINDOW_MS, RecentWindows
@@ -130,7 +121,6 @@ class HistoryStore:
         self._pending = Batch()  # journaled, not yet in SQLite
         self._late: dict[str, int] = {}
         self._recent = RecentWindows()  # built at the first sparkline
-        self._writing: AsyncResult | None = None  # the transaction running in a thread, if any
         self._journal = Journal(path.with_name(JOURNAL_NAME))
         self._replay()
 
@@ -167,7 +157,6 @@ class HistoryStore:
         """Make ``batch`` durable (one journal append) and readable; SQLite gets it at ``flush``.
         ``late_from``: job name -> a time before which the batch holds points its job already
         passed, so the job's watermark moves back to it."""
-        self._settled()
         self._journal.append(batch.document(late_from))
         self._take(batch, late_from)
 
@@ -184,13 +173,9 @@ class HistoryStore:
 
     def flush(self) -> int:
         """Move what is pending into SQLite in one transaction, then start the journal again."""
-        self._settled()
-        if self._pending.empty() and not self._late:
-            return 0
-        return self._off_core(self._flush)
-
-    def _flush(self) -> int:
         batch, late = self._pending, self._late
+        if batch.empty() and not late:
+            return 0
         db = self._db
         with self._transaction(reload_series=True):
             sid = self._series_id
@@ -209,18 +194,6 @@ class HistoryStore:
         self._pending, self._late = Batch(), {}
         self._journal.clear()
         return len(batch)
-
-    def _off_core(self, transaction: Callable[..., Any], *args: Any) -> Any:
-        """Run a writing transaction in the thread pool; this greenlet waits, the core does not."""
-        self._settled()
-        self._writing = started_in_thread(transaction, *args)
-        return self._writing.get()
-
-    def _settled(self) -> None:
-        """Wait (this greenlet only) for a transaction running in a thread. Its thread's end, not
-        its caller's, settles it: a worker killed while it waits (a stop) leaves it to finish."""
-        while self._writing is not None and not self._writing.ready():
-            self._writing.wait()
 
     @contextmanager
     def _transaction(self, reload_series: bool = False) -> Iterator[None]:
@@ -247,11 +220,9 @@ class HistoryStore:
         return self._series.get((equipment_id, alias))
 
     def all_series(self) -> dict[Key, int]:
-        self._settled()
         return dict(self._series)
 
     def meter_baselines(self) -> dict[Key, tuple[float, int]]:
-        self._settled()
         by_id = {i: key for key, i in self._series.items()}
         stored = {by_id[s]: (reading, ts) for s, reading, ts in self._db.execute("SELECT series, reading, ts FROM meters") if s in by_id}
         return {**stored, **self._pending.meters}
@@ -259,7 +230,6 @@ class HistoryStore:
     # ---- jobs: downsampling and retention (run by hausbox.history.jobs) ------------------------------
     def job(self, name: str, default_until: int) -> tuple[int, int | None, str | None, str | None]:
         """``(done_until, last_run, last_status, last_error)``; a new job starts at ``default_until``."""
-        self._settled()
         row = self._db.execute("SELECT done_until, last_run, last_status, last_error FROM jobs WHERE name = ?", (name,)).fetchone()
         if row is None:
             self._db.execute("INSERT INTO jobs (name, done_until) VALUES (?, ?)", (name, default_until))
@@ -268,22 +238,17 @@ class HistoryStore:
 
     def watermark(self, name: str) -> int | None:
         """How far a job has gone (None: it never ran), a late point waiting to be flushed included."""
-        self._settled()
         row = self._db.execute("SELECT done_until FROM jobs WHERE name = ?", (name,)).fetchone()
         if row is None:
             return None
         return min(row[0], self._late.get(name, row[0]))
 
     def job_failed(self, name: str, now_ms: int, error: str) -> None:
-        self._settled()
         self._db.execute("UPDATE jobs SET last_run = ?, last_status = 'error', last_error = ? WHERE name = ?", (now_ms, error[:500], name))
 
     def downsample_hours(self, start: int, end: int, sub_hour: int, now_ms: int) -> int:
         """Hourly aggregates of every series' raw points in ``[start, end)`` (local hours shifted by
         ``sub_hour`` ms), and the job's watermark moved to ``end``, in one transaction."""
-        return self._off_core(self._downsample_hours, start, end, sub_hour, now_ms)
-
-    def _downsample_hours(self, start: int, end: int, sub_hour: int, now_ms: int) -> int:
         db = self._db
         with self._transaction():
             rows = db.execute(
@@ -298,9 +263,6 @@ class HistoryStore:
 
     def downsample_days(self, days: list[tuple[int, int]], now_ms: int) -> int:
         """Daily aggregates, from the hourly tier, of the local days ``[(start, end), ...]``."""
-        return self._off_core(self._downsample_days, days, now_ms)
-
-    def _downsample_days(self, days: list[tuple[int, int]], now_ms: int) -> int:
         db = self._db
         with self._transaction():
             rows = 0
@@ -322,14 +284,10 @@ class HistoryStore:
         )
 
     def job_names(self) -> set[str]:
-        self._settled()
         return {name for (name,) in self._db.execute("SELECT name FROM jobs")}
 
     def expire(self, tier: str, before_ms: int, now_ms: int) -> int:
         """Delete ``tier``'s rows older than ``before_ms`` (the start of each table: keys begin with the time)."""
-        return self._off_core(self._expire, tier, before_ms, now_ms)
-
-    def _expire(self, tier: str, before_ms: int, now_ms: int) -> int:
         db = self._db
         with self._transaction():
             deleted = 0
@@ -341,11 +299,9 @@ class HistoryStore:
     # ---- reading ------------------------------------------------------------------------------------
     def raw(self, equipment_id: str, alias: str, from_ms: int = 0, to_ms: int | None = None, limit: int = -1) -> list[tuple[int, float]]:
         """The raw points of one series in [from_ms, to_ms), oldest first; the newest ``limit`` when set."""
-        self._settled()
         return self._raw("points", self._pending.points, equipment_id, alias, from_ms, to_ms, limit)
 
     def raw_text(self, equipment_id: str, alias: str, from_ms: int = 0, to_ms: int | None = None, limit: int = -1) -> list[tuple[int, str]]:
-        self._settled()
         return self._raw("text_points", self._pending.texts, equipment_id, alias, from_ms, to_ms, limit)
 
     def _raw(self, table: str, pending: list, equipment_id: str, alias: str, from_ms: int, to_ms: int | None, limit: int) -> list:
@@ -359,13 +315,11 @@ class HistoryStore:
 
     def aggregates(self, tier: str, equipment_id: str, alias: str, from_ms: int, to_ms: int | None = None) -> list[Aggregate]:
         """Rows of the ``hourly`` or ``daily`` tier in [from_ms, to_ms), oldest first."""
-        self._settled()
         assert tier in ("hourly", "daily")
         return self._range(tier, equipment_id, alias, "ts, min, max, mean, sum, count", from_ms, to_ms, -1)
 
     def energy(self, tier: str, equipment_id: str, alias: str, from_ms: int, to_ms: int) -> list[tuple[int, float, float]]:
         """``(bucket, hp_wh, hc_wh)`` rows of ``energy_hourly`` or ``energy_daily`` (and what is pending)."""
-        self._settled()
         assert tier in ("energy_hourly", "energy_daily")
         rows = self._range(tier, equipment_id, alias, "ts, hp, hc", from_ms, to_ms, -1)
         pending = self._pending.energy_hourly if tier == "energy_hourly" else self._pending.energy_daily
@@ -394,7 +348,6 @@ class HistoryStore:
         """Per window of ``window_ms`` from ``from_ms``: the mean of each series of ``keys`` with raw
         points in it (one scan of the range for all of them, and what is pending). Half-hours of the
         last day come from memory (``hausbox.history.recent``)."""
-        self._settled()
         if window_ms == WINDOW_MS:
             if self._recent.covered_from is None:
                 self._build_recent(to_ms)
@@ -431,7 +384,6 @@ class HistoryStore:
         """The aliases of ``equipment_id`` with data since ``since_ms``: the hourly tier up to its
         watermark, raw points after it, text points, energy sums (each one range of a table) and
         what is pending."""
-        self._settled()
         made = self.watermark("downsample-hourly") or since_ms
         found: set[int] = set()
         for table, start in (("hourly", since_ms), ("points", max(since_ms, made)), ("text_points", since_ms), ("energy_hourly", since_ms)):
@@ -443,16 +395,13 @@ class HistoryStore:
         return sorted(aliases)
 
     def count(self, table: str = "points") -> int:
-        self._settled()
         return self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
 
     def size_bytes(self) -> int:
-        self._settled()
         page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
         pages = self._db.execute("PRAGMA page_count").fetchone()[0]
         return page_size * pages
 
     def close(self) -> None:
-        self._settled()
         self._db.close()
         self._journal.close()

@@ -203,7 +203,8 @@ class HistoryStore:
             yield
             self._db.execute("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:  # SQLite rolls back by itself on some errors (a full disk)
+                self._db.execute("ROLLBACK")
             if reload_series:
                 self._load_series()
             raise

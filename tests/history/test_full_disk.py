@@ -85,3 +85,34 @@ def test_a_stop_on_a_full_disk_loses_no_journaled_point(small_disk, make_server,
 def _stored_points(server) -> int:
     with sqlite3.connect(server.data_dir / "history.db") as db:
         return db.execute("SELECT count(*) FROM points").fetchone()[0]
+
+
+def test_a_store_move_refused_by_a_full_disk_says_so_and_succeeds_once_there_is_room(small_disk):
+    from hausbox.core.storage import is_storage_full
+    from hausbox.history.batch import Batch
+    from hausbox.history.store import HistoryStore
+
+    store = HistoryStore(small_disk / "history.db")
+    points = [("salon", "temperature", 1_781_424_000_000 + i * 1000, 20.0 + i / 100) for i in range(20_000)]
+    store.write(Batch(points=points))
+    filler = fill(small_disk)
+    try:
+        store.flush()
+    except sqlite3.Error as error:
+        assert is_storage_full(error), error  # the disk's answer, not a failed rollback's after SQLite rolled back itself
+    else:
+        raise AssertionError("a full disk took 20,000 points")
+    assert store.pending == len(points)
+    filler.unlink()
+    assert store.flush() == len(points) and store.count() == len(points)
+
+    filler = fill(small_disk)  # and a downsampling chunk that the disk refuses midway
+    try:
+        store.downsample_hours(points[0][2] - 3_600_000, points[-1][2] + 3_600_000, 0, points[-1][2])
+    except sqlite3.Error as error:
+        assert is_storage_full(error), error
+    else:
+        raise AssertionError("a full disk took a day of hourly rows")
+    filler.unlink()
+    assert store.downsample_hours(points[0][2] - 3_600_000, points[-1][2] + 3_600_000, 0, points[-1][2]) > 0
+    store.close()

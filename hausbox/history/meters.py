@@ -100,12 +100,9 @@ class MeterArbiter:
         return wh, self._baselines[key]
 
     def forget(self, equipment_id: str) -> None:
-        for key in [k for k in self._baselines if k[0] == equipment_id]:
-            del self._baselines[key]
-        for key in [k for k in self._drops if k[0] == equipment_id]:
-            del self._drops[key]
-        for key in [k for k in self._stats if k[0] == equipment_id]:
-            del self._stats[key]
+        for by_key in (self._baselines, self._drops, self._stats):
+            for key in [k for k in by_key if k[0] == equipment_id]:
+                del by_key[key]
 
     def metrics(self, roles: dict[Key, dict[str, Any]]) -> dict[str, Any]:
         """The arbiter's decisions per meter; ``roles`` gives each meter's equipment name, type and role."""

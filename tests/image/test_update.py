@@ -93,6 +93,8 @@ def _zone_name(ready) -> str | None:
 
 
 def _serving(box, admin) -> dict:
+    """The version answer once the service runs no update: a restarted service follows the helper
+    every 0.25 s, so it may still say ``running`` just after the helper wrote its end."""
     last: list = []
 
     def answer():
@@ -102,12 +104,13 @@ def _serving(box, admin) -> dict:
             last[:] = [repr(error)]
             return None
         last[:] = [response.status_code, response.text[:300]]
-        return response.json() if response.status_code == 200 else None
+        settled = response.status_code == 200 and not response.json()["update"]["running"]
+        return response.json() if settled else None
 
     try:
         return wait_for(answer, timeout=BOOT_TIMEOUT_S, interval=1)
     except AssertionError:
-        raise AssertionError(f"GET /system/version never answered 200: last {last}; {box.ask('update')}; {box.ask('status')}") from None
+        raise AssertionError(f"GET /system/version never answered 200 without an update running: last {last}; {box.ask('update')}; {box.ask('status')}") from None
 
 
 def test_a_newer_release_serves_the_same_data(box, host, releases):
@@ -122,7 +125,7 @@ def test_a_newer_release_serves_the_same_data(box, host, releases):
     verdict = "within" if elapsed <= UPDATE_BAR_S else "OVER"  # a figure, not an assertion: it moves with the host's load
     FIGURES["update end to end (POST /system/update to the new version serving)"] = f"{elapsed:.0f} s, {verdict} the {UPDATE_BAR_S:.0f} s bar ({_load()})"
     FIGURES["update steps (the helper's own)"] = _step_times(state["steps"])
-    assert served["current"] == new and not served["update"]["running"], served
+    assert served["current"] == new, served
     assert _zone_name(ready) == "Kitchen"
     assert [s["step"] for s in state["steps"]][-4:] == ["switch", "restart", "health", "done"], state["steps"]
     status = box.ask("status")

@@ -74,8 +74,9 @@ BY_USAGE = closed(
 METER_COUNTS = {
     "readings": INTEGER | {"description": "readings received since the start"},
     "countedWh": WH | {"description": "Wh added to the energy sums"},
-    "resets": INTEGER | {"description": "counters reset or replaced: a reading below the baseline (nothing counted) followed by one above it and below the old baseline (counted from the low reading)"},
+    "resets": INTEGER | {"description": "counters reset: a reading below the baseline (nothing counted) followed by one above it and below the old baseline (counted from the low reading)"},
     "transientDrops": INTEGER | {"description": "readings below the baseline followed by one back at or above it (a device that reported 0 once): counted from the old baseline, never as a whole index"},
+    "replacements": INTEGER | {"description": "readings from another device datum than the baseline's (the meter was swapped and bound again): a new baseline, nothing counted"},
     "refused": INTEGER | {"description": "readings not a number, or a negative interval reading: nothing counted"},
 }
 ARBITER = closed(
@@ -85,7 +86,7 @@ ARBITER = closed(
             "equipmentId": STRING, "alias": STRING, "name": STRING, "type": STRING,
             "role": one_of("main", "production", "submeter"), "separateSupply": BOOLEAN,
             "kind": nullable(one_of("cumulative", "interval")) | {"description": "cumulative: a kWh counter counted by difference; interval: Wh per reading; null before a reading"},
-            "baseline": nullable(closed({"reading": NUMBER, "at": TIME})) | {"description": "the last counter reading counted from (kept across restarts); after a drop below it, until the next reading tells a reset from a transient drop"},
+            "baseline": nullable(closed({"reading": NUMBER, "at": TIME, "deviceDataId": nullable(STRING)})) | {"description": "the last counter reading counted from (kept across restarts) and the device datum it came from (null: kept before sources were recorded); after a drop below it, until the next reading tells a reset from a transient drop"},
             **METER_COUNTS,
             "lastResetAt": nullable(TIME), "lastReadingAt": nullable(TIME),
         })),  # fmt: skip
@@ -94,7 +95,7 @@ ARBITER = closed(
     "What the baseline arbiter decided for each energy binding of the enabled equipments: every reading "
     "either adds Wh to the sums (the difference from a counter's baseline, or an interval's Wh), "
     "drops below the baseline (nothing counted; the next reading tells a reset from a transient drop), "
-    "or is refused.",
+    "starts a new baseline (the first reading, or one from a swapped meter's device), or is refused.",
 )
 
 STATUS = closed(

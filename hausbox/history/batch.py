@@ -9,6 +9,7 @@ Key = tuple[str, str]  # equipment id, alias
 Point = tuple[str, str, int, float]  # equipment id, alias, ts (ms), value
 TextPoint = tuple[str, str, int, str]
 Aggregate = tuple[int, float, float, float, float, int]  # ts, min, max, mean, sum, count
+Baseline = tuple[float, int, str | None]  # a meter's reading, its ts, the device datum it came from
 
 
 @dataclass
@@ -19,7 +20,7 @@ class Batch:
     texts: list[TextPoint] = field(default_factory=list)
     energy_hourly: dict[tuple[Key, int], list[float]] = field(default_factory=dict)  # (key, hour) -> [hp, hc]
     energy_daily: dict[tuple[Key, int], list[float]] = field(default_factory=dict)
-    meters: dict[Key, tuple[float, int]] = field(default_factory=dict)  # key -> (reading, ts)
+    meters: dict[Key, Baseline] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.points) + len(self.texts)
@@ -66,7 +67,7 @@ class Batch:
             "t": [[ref((e, a)), ts - base, v] for e, a, ts, v in self.texts],
             "eh": [[ref(key), bucket, hp, hc] for (key, bucket), (hp, hc) in self.energy_hourly.items()],
             "ed": [[ref(key), bucket, hp, hc] for (key, bucket), (hp, hc) in self.energy_daily.items()],
-            "m": [[ref(key), reading, ts] for key, (reading, ts) in self.meters.items()],
+            "m": [[ref(key), *baseline] for key, baseline in self.meters.items()],
             "l": late_from or {},
         }
         body["k"] = list(index)
@@ -81,5 +82,5 @@ class Batch:
             texts=[(*keys[k], base + ts, v) for k, ts, v in body["t"]],
             energy_hourly={(keys[k], bucket): [hp, hc] for k, bucket, hp, hc in body["eh"]},
             energy_daily={(keys[k], bucket): [hp, hc] for k, bucket, hp, hc in body["ed"]},
-            meters={keys[k]: (reading, ts) for k, reading, ts in body["m"]},
+            meters={keys[k]: (reading, ts, source[0] if source else None) for k, reading, ts, *source in body["m"]},  # older journals: no source
         )  # type: ignore[arg-type]

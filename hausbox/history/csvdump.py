@@ -10,7 +10,8 @@ read back exactly):
     daily.csv          (as hourly)
     energy-hourly.csv  ts,equipmentId,alias,hp,hc           (Wh, peak / off-peak)
     energy-daily.csv   (as energy-hourly)
-    meters.csv         equipmentId,alias,reading,ts         (the meters' baselines)
+    meters.csv         equipmentId,alias,reading,ts,source  (the meters' baselines, source: the device
+                       datum id; backups made before it was kept have no source column)
     jobs.csv           name,doneUntil,lastRun,lastStatus,lastError  (downsampling and retention watermarks)
 
 ``export`` reads a closed copy of ``history.db`` (never the live file: the backup copies it first);
@@ -61,7 +62,7 @@ for _tier in ("energy_hourly", "energy_daily"):
     )
 # Not tiers: no time key first. Points are what the tiers hold; these two are the store's state.
 META = {
-    "meters.csv": (("equipmentId", "alias", "reading", "ts"), "SELECT equipment_id, alias, reading, ts FROM meters " + _SERIES.format(t="meters")),
+    "meters.csv": (("equipmentId", "alias", "reading", "ts", "source"), "SELECT equipment_id, alias, reading, ts, source FROM meters " + _SERIES.format(t="meters")),
     "jobs.csv": (("name", "doneUntil", "lastRun", "lastStatus", "lastError"), f"SELECT name, done_until, last_run, last_status, last_error FROM jobs WHERE name <> '{JOURNAL_JOB}'"),
 }
 NAMES = tuple(FILES) + tuple(META)
@@ -135,10 +136,13 @@ def import_into(history_db: Path, open_entry: Callable[[str], IO[bytes] | None])
                     rest = list(encoded(rest[0]))
                 _insert(db, insert, (ts, series_id(*key), *rest), name, line)
                 rows += 1
-        for line, values in _read(open_entry("meters.csv"), "meters.csv", META["meters.csv"][0]):
+        header = META["meters.csv"][0]
+        for line, values in _read(open_entry("meters.csv"), "meters.csv", header, older=header[:-1]):
             key = (_text(values[0], "meters.csv", line, "equipmentId"), _text(values[1], "meters.csv", line, "alias"))
             reading = _value("number", values[2], "meters.csv", line, "reading")
-            _insert(db, "INSERT INTO meters (series, reading, ts) VALUES (?, ?, ?)", (series_id(*key), reading, _integer(values[3], "meters.csv", line, "ts")), "meters.csv", line)
+            source = values[4] if len(values) > 4 and values[4] else None
+            baseline = (series_id(*key), reading, _integer(values[3], "meters.csv", line, "ts"), source)
+            _insert(db, "INSERT INTO meters (series, reading, ts, source) VALUES (?, ?, ?, ?)", baseline, "meters.csv", line)
         for line, values in _read(open_entry("jobs.csv"), "jobs.csv", META["jobs.csv"][0]):
             job = (
                 _text(values[0], "jobs.csv", line, "name"), _integer(values[1], "jobs.csv", line, "doneUntil"),
@@ -154,16 +158,18 @@ def import_into(history_db: Path, open_entry: Callable[[str], IO[bytes] | None])
     return rows
 
 
-def _read(binary: IO[bytes] | None, name: str, header: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
-    """``(line number, values)`` of each data row, after checking the header and each row's width."""
+def _read(binary: IO[bytes] | None, name: str, header: tuple[str, ...], older: tuple[str, ...] | None = None) -> Iterator[tuple[int, list[str]]]:
+    """``(line number, values)`` of each data row, after checking the header (``header``, or the
+    ``older`` one of earlier backups) and each row's width."""
     if binary is None:
         return
     with io.TextIOWrapper(binary, encoding="utf-8", newline="") as text:
         reader = csv.reader(text)
         try:
             first = next(reader, None)
-            if first is None or tuple(first) != header:
+            if first is None or tuple(first) not in (header, older):
                 raise CsvError(f"history/{name}: the header must be {','.join(header)}")
+            header = tuple(first)
             for values in reader:
                 if len(values) != len(header):
                     raise CsvError(f"history/{name}, line {reader.line_num}: {len(values)} columns, expected {len(header)}")

@@ -12,7 +12,12 @@ The arbiter decides, for each reading, what it counts:
   as a whole index consumed in one interval. Above the drop but below the old baseline: the meter
   was reset or replaced, and what it counted since the drop is consumed. At or below the drop:
   nothing is told yet (a new meter that has not turned);
-- a negative or non-numeric interval reading counts nothing and is refused.
+- a negative or non-numeric interval reading counts nothing and is refused;
+- a reading from another device datum than the baseline's (the equipment's meter was swapped:
+  its binding removed and made again on the new device) is a *replacement*: the new meter's
+  first reading, a new baseline, nothing counted. Its index has nothing to do with the old one's,
+  higher or lower. A baseline kept before sources were recorded (``None``) takes the first one
+  it sees.
 
 Baselines are written with the sums in the same transaction, so a restart, even kill -9, continues
 from the last committed reading: what was consumed meanwhile is counted by the next reading. The
@@ -27,8 +32,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from hausbox.core.clock import iso_utc
+from hausbox.history.batch import Baseline, Key
 
-Key = tuple[str, str]
 Kind = Literal["cumulative", "interval"]
 WH_PER = {"kWh": 1000.0, "Wh": 1.0, "MWh": 1_000_000.0}
 
@@ -46,20 +51,22 @@ class MeterStats:
     counted_wh: float = 0.0
     resets: int = 0
     transient_drops: int = 0
+    replacements: int = 0
     refused: int = 0
     last_reset_ms: int | None = None
     last_reading_ms: int | None = None
 
 
 class MeterArbiter:
-    def __init__(self, baselines: dict[Key, tuple[float, int]], started_ms: int):
-        self._baselines = dict(baselines)  # key -> (reading in the meter's unit, ts)
+    def __init__(self, baselines: dict[Key, Baseline], started_ms: int):
+        self._baselines = dict(baselines)
         self._drops: dict[Key, tuple[float, int]] = {}  # key -> the reading below the baseline, not yet told
         self._stats: dict[Key, MeterStats] = {}
         self._started_ms = started_ms
 
-    def consumed(self, key: Key, value: Any, unit: str | None, ts: int) -> tuple[float, tuple[float, int] | None]:
-        """``(wh, new_baseline)``: the Wh this reading adds (>= 0) and, for a counter, its new baseline."""
+    def consumed(self, key: Key, value: Any, unit: str | None, ts: int, source: str) -> tuple[float, Baseline | None]:
+        """``(wh, new_baseline)``: the Wh this reading adds (>= 0) and, for a counter, its new baseline.
+        ``source``: the device datum the reading came from."""
         kind = meter_kind(unit)
         stats = self._stats.get(key)
         if stats is None or stats.kind != kind:
@@ -77,8 +84,12 @@ class MeterArbiter:
             stats.counted_wh += value * scale
             return value * scale, None
         baseline = self._baselines.get(key)
+        if baseline is not None and baseline[2] not in (None, source):
+            self._drops.pop(key, None)
+            stats.replacements += 1
+            baseline = None
         if baseline is None:
-            self._baselines[key] = (float(value), ts)
+            self._baselines[key] = (float(value), ts, source)
             return 0.0, self._baselines[key]
         drop = self._drops.get(key)
         if value < baseline[0]:
@@ -94,7 +105,7 @@ class MeterArbiter:
             if self._drops.pop(key, None) is not None:
                 stats.transient_drops += 1  # back at the old index: the drop never was
             start = baseline[0]
-        self._baselines[key] = (float(value), ts)
+        self._baselines[key] = (float(value), ts, source)
         wh = (value - start) * scale
         stats.counted_wh += wh
         return wh, self._baselines[key]
@@ -115,11 +126,12 @@ class MeterArbiter:
             meters.append({
                 "equipmentId": key[0], "alias": key[1], **roles[key],
                 "kind": stats.kind if stats else None,
-                "baseline": {"reading": baseline[0], "at": iso_utc(baseline[1])} if baseline else None,
+                "baseline": {"reading": baseline[0], "at": iso_utc(baseline[1]), "deviceDataId": baseline[2]} if baseline else None,
                 "readings": stats.readings if stats else 0,
                 "countedWh": round(stats.counted_wh, 4) if stats else 0.0,
                 "resets": stats.resets if stats else 0,
                 "transientDrops": stats.transient_drops if stats else 0,
+                "replacements": stats.replacements if stats else 0,
                 "refused": stats.refused if stats else 0,
                 "lastResetAt": iso_utc(stats.last_reset_ms) if stats else None,
                 "lastReadingAt": iso_utc(stats.last_reading_ms) if stats else None,
@@ -132,6 +144,7 @@ class MeterArbiter:
                 "countedWh": round(sum(m["countedWh"] for m in meters), 4),
                 "resets": sum(m["resets"] for m in meters),
                 "transientDrops": sum(m["transientDrops"] for m in meters),
+                "replacements": sum(m["replacements"] for m in meters),
                 "refused": sum(m["refused"] for m in meters),
             },
         }

@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from hausbox.history.batch import Aggregate, Batch, Key
+from hausbox.history.batch import Aggregate, Baseline, Batch, Key
 from hausbox.history.journal import Journal
 from hausbox.history.recent import SLOTS, WINDOW_MS, RecentWindows
 
@@ -41,7 +41,7 @@ DAY_MS = 86_400_000
 YEAR_MS = 365 * DAY_MS
 
 PAGE_SIZE = 1024  # a commit rewrites the last page of each table it touches: small pages, few bytes
-LAYOUT = 3
+LAYOUT = 4
 JOURNAL_NAME = "history-pending.log"
 JOURNAL_JOB = "journal-flushed"  # its done_until: the last journal sequence SQLite holds
 # A raw number is kept in hundredths as a small integer (2-3 bytes) when that is exact, the usual case
@@ -86,7 +86,7 @@ CREATE TABLE IF NOT EXISTS energy_daily (
     ts INTEGER NOT NULL, series INTEGER NOT NULL, hp REAL NOT NULL, hc REAL NOT NULL, PRIMARY KEY (ts, series)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS meters (
-    series INTEGER PRIMARY KEY, reading REAL NOT NULL, ts INTEGER NOT NULL
+    series INTEGER PRIMARY KEY, reading REAL NOT NULL, ts INTEGER NOT NULL, source TEXT
 );
 CREATE TABLE IF NOT EXISTS jobs (
     name TEXT PRIMARY KEY, done_until INTEGER NOT NULL, last_run INTEGER, last_status TEXT, last_error TEXT
@@ -139,7 +139,11 @@ class HistoryStore:
                 log.error("history: the journal could not be moved to the store: %s", error)
 
     def _upgrade(self) -> None:
-        """Earlier layouts: points keyed (series, ts), then REAL values only. Copied into this one."""
+        """Earlier layouts: points keyed (series, ts), then REAL values only, copied into this one;
+        meters without the device datum of their baseline, which those baselines then take."""
+        meters = self._db.execute("SELECT sql FROM sqlite_master WHERE name = 'meters'").fetchone()
+        if meters is not None and "source" not in meters[0]:
+            self._db.execute("ALTER TABLE meters ADD COLUMN source TEXT")
         row = self._db.execute("SELECT sql FROM sqlite_master WHERE name = 'points'").fetchone()
         if row is None or "centi" in row[0]:
             return
@@ -187,7 +191,7 @@ class HistoryStore:
                     "ON CONFLICT (ts, series) DO UPDATE SET hp = hp + excluded.hp, hc = hc + excluded.hc",
                     [(bucket, sid(*key), hp, hc) for (key, bucket), (hp, hc) in sums.items()],
                 )
-            db.executemany("INSERT OR REPLACE INTO meters (series, reading, ts) VALUES (?, ?, ?)", [(sid(*key), reading, ts) for key, (reading, ts) in batch.meters.items()])
+            db.executemany("INSERT OR REPLACE INTO meters (series, reading, ts, source) VALUES (?, ?, ?, ?)", [(sid(*key), *baseline) for key, baseline in batch.meters.items()])
             for job, since in late.items():
                 db.execute("UPDATE jobs SET done_until = ? WHERE name = ? AND done_until > ?", (since, job, since))
             self._done(JOURNAL_JOB, self._journal.sequence, 0)  # with the data: a replay skips what is here
@@ -223,9 +227,10 @@ class HistoryStore:
     def all_series(self) -> dict[Key, int]:
         return dict(self._series)
 
-    def meter_baselines(self) -> dict[Key, tuple[float, int]]:
+    def meter_baselines(self) -> dict[Key, Baseline]:
         by_id = {i: key for key, i in self._series.items()}
-        stored = {by_id[s]: (reading, ts) for s, reading, ts in self._db.execute("SELECT series, reading, ts FROM meters") if s in by_id}
+        rows = self._db.execute("SELECT series, reading, ts, source FROM meters")
+        stored = {by_id[s]: (reading, ts, source) for s, reading, ts, source in rows if s in by_id}
         return {**stored, **self._pending.meters}
 
     # ---- jobs: downsampling and retention (run by hausbox.history.jobs) ------------------------------

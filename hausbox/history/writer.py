@@ -69,6 +69,7 @@ class Route:
     unit: str | None
     zone_id: str | None
     equipment_type: str | None
+    source: str  # the device datum bound: a meter's baseline belongs to it
 
 
 class HistoryWriter:
@@ -128,7 +129,7 @@ class HistoryWriter:
         meter = rules.is_meter(binding.alias, category)
         if not (historized or meter):
             return None
-        return Route(historized, meter, category, datum.unit if datum else None, equipment.zone_id, equipment.type)
+        return Route(historized, meter, category, datum.unit if datum else None, equipment.zone_id, equipment.type, binding.device_data_id)
 
     # ---- the worker side ----------------------------------------------------------------------------
     def _read_settings(self) -> None:
@@ -179,7 +180,7 @@ class HistoryWriter:
             self._exports.append((key[0], key[1], route.category, route.zone_id, route.equipment_type, ts, value))
 
     def _count_energy(self, key: Key, route: Route, value: Any, ts: int) -> None:
-        wh, baseline = self.meters.consumed(key, value, route.unit, ts)
+        wh, baseline = self.meters.consumed(key, value, route.unit, ts, route.source)
         if baseline is not None:
             self._batch.meters[key] = baseline
         if wh > 0:

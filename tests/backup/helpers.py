@@ -70,7 +70,7 @@ def add_history(server: Server, sensor_id: str, meter_id: str) -> None:
     batch = Batch(
         points=[(sensor_id, "temperature", now - i * 600_000, 19.0 + i / 8) for i in range(1, 30)] + [(sensor_id, "temperature", now - 5000, 1 / 3)],
         texts=[(sensor_id, "humidity-text", now - i * 900_000, ("ok", "low")[i % 2]) for i in range(1, 6)],
-        meters={(meter_id, "energy"): (12.5, now - 60_000)},
+        meters={(meter_id, "energy"): (12.5, now - 60_000, "the-meters-energy-datum")},
     )
     for i in range(1, 48):
         batch.add_energy((meter_id, "energy"), hour - i * HOUR_MS, hour - hour % DAY_MS - (i // 24) * DAY_MS, 100.0 + i, 25.5)

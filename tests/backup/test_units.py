@@ -58,7 +58,7 @@ def test_the_history_csv_reads_back_exactly(tmp_path):
     batch = Batch(
         points=[("eq,1", "temp\"x", 1_700_000_000_000 + i, v) for i, v in enumerate(values)],
         texts=[("eq,1", "state", 1_700_000_000_000, "on, \"really\"\nyes")],
-        meters={("meter", "energy"): (1234.5, 1_700_000_000_000)},
+        meters={("meter", "energy"): (1234.5, 1_700_000_000_000, "datum-1")},
     )
     batch.add_energy(("meter", "energy"), 1_700_000_000_000, 1_699_999_200_000, 1 / 7, 2.0)
     store.write(batch)
@@ -85,4 +85,12 @@ def test_the_history_csv_reads_back_exactly(tmp_path):
     assert content(tmp_path / "history.db") == content(tmp_path / "a" / "history.db")
     store = HistoryStore(tmp_path / "history.db")  # the store opens what was rebuilt, and reads the same values
     assert [v for _ts, v in store.raw("eq,1", 'temp"x')] == values
+    store.close()
+
+
+def test_a_history_backup_made_before_meters_kept_their_device_restores_its_baselines(tmp_path):
+    files = {"meters.csv": b"equipmentId,alias,reading,ts\nmeter,energy,1234.5,1700000000000\n"}
+    csvdump.import_into(tmp_path / "history.db", lambda name: io.BytesIO(files[name]) if name in files else None)
+    store = HistoryStore(tmp_path / "history.db")
+    assert store.meter_baselines() == {("meter", "energy"): (1234.5, 1_700_000_000_000, None)}  # takes the next reading's device
     store.close()

@@ -133,13 +133,14 @@ def test_arbiter_metrics_count_a_reset_as_a_reset_not_as_consumption(make_house)
         "name": "linky", "type": "main_energy_meter", "role": "main", "separateSupply": False, "kind": "cumulative",
         "readings": 4, "countedWh": 1500.0, "resets": 1, "refused": 0,
     }  # fmt: skip
-    assert linky["baseline"] == {"reading": 5.5, "at": "2026-06-16T11:10:00.000Z"}
+    [bound] = [b["deviceDataId"] for b in house.equipment_json(main)["dataBindings"] if b["alias"] == "energy"]
+    assert linky["baseline"] == {"reading": 5.5, "at": "2026-06-16T11:10:00.000Z", "deviceDataId": bound}
     assert (linky["lastResetAt"], linky["lastReadingAt"]) == ("2026-06-16T10:10:00.000Z", "2026-06-16T11:10:00.000Z")
     heater = by_key[(interval, "energy")]
     assert (heater["role"], heater["kind"], heater["readings"], heater["countedWh"], heater["refused"], heater["baseline"]) == ("submeter", "interval", 3, 350.0, 1, None)
     assert by_key[(production, "autoconso")]["role"] == "production" and by_key[(production, "autoconso")]["readings"] == 0
     assert by_key[(garage, "energy")]["separateSupply"] is True
-    assert metrics["totals"] == {"readings": 7, "countedWh": 1850.0, "resets": 1, "transientDrops": 0, "refused": 1}
+    assert metrics["totals"] == {"readings": 7, "countedWh": 1850.0, "resets": 1, "transientDrops": 0, "replacements": 0, "refused": 1}
     assert metrics["since"] == "2026-06-16T08:00:00.000Z"
     # What was counted is what the history shows: the reset added nothing.
     history = ok(house, "/energy/history?date=2026-06-16")

@@ -15,7 +15,7 @@ def batch(ts: int, value: float, wh: float = 0.0) -> Batch:
     out = Batch(points=[(*KEY, ts, value)])
     if wh:
         out.add_energy(KEY, 0, 0, wh, 0.0)
-        out.meters[KEY] = (value, ts)
+        out.meters[KEY] = (value, ts, "d1")
     return out
 
 
@@ -30,7 +30,7 @@ def test_journaled_points_are_read_at_once_and_found_again_after_a_crash(tmp_pat
     again = HistoryStore(tmp_path / "history.db")
     assert again.raw(*KEY) == [(1000, 1.0), (2000, 2.0)] and again.count() == 2
     assert again.energy("energy_hourly", *KEY, 0, 1) == [(0, 15.0, 0.0)]
-    assert again.meter_baselines() == {KEY: (2.0, 2000)}
+    assert again.meter_baselines() == {KEY: (2.0, 2000, "d1")}
     assert os.path.getsize(tmp_path / JOURNAL_NAME) == 0  # moved into SQLite, the journal starts again
 
 
@@ -65,3 +65,12 @@ def test_a_frame_is_one_write_of_a_few_bytes_per_point(tmp_path):
     points = Batch(points=[(f"equipment-{n % 40:02d}", "temperature", 1_780_000_000_000 + n * 125, 20 + (n % 50) / 10) for n in range(400)])
     journal.append(points.document(None))
     assert os.path.getsize(tmp_path / "j.log") / 400 < 12  # a 5 s commit at 80 points/s: well under a page
+
+
+def test_a_journal_written_before_baselines_kept_their_device_is_replayed(tmp_path):
+    journal = Journal(tmp_path / JOURNAL_NAME)
+    journal.append({"b": 1000, "p": [[0, 0, 7.5]], "t": [], "eh": [[0, 0, 10.0, 0.0]], "ed": [[0, 0, 10.0, 0.0]], "m": [[0, 7.5, 1000]], "l": {}, "k": [list(KEY)]})
+    journal.close()
+    store = HistoryStore(tmp_path / "history.db")
+    assert store.meter_baselines() == {KEY: (7.5, 1000, None)} and store.raw(*KEY) == [(1000, 7.5)]
+    store.close()

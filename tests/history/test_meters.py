@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from hausbox.devices.discovery import DataSpec
@@ -25,14 +27,14 @@ def sums(house, equipment_id, tier="energy_hourly"):
 def test_the_arbiter_counts_differences_and_starts_a_new_baseline_on_a_reset():
     arbiter = MeterArbiter({}, 0)
     key = ("eq", "energy")
-    assert arbiter.consumed(key, 100.0, "kWh", 1) == (0.0, (100.0, 1))  # the first reading: a baseline only
-    assert arbiter.consumed(key, 100.5, "kWh", 2) == (500.0, (100.5, 2))
-    assert arbiter.consumed(key, 3.0, "kWh", 3) == (0.0, None)  # a drop: nothing counted, the baseline kept until told
-    assert arbiter.consumed(key, 3.25, "kWh", 4) == (250.0, (3.25, 4))  # replaced: counted from the drop
-    assert arbiter.consumed(key, "n/a", "kWh", 5) == (0.0, None)
+    assert arbiter.consumed(key, 100.0, "kWh", 1, "d1") == (0.0, (100.0, 1, "d1"))  # the first reading: a baseline only
+    assert arbiter.consumed(key, 100.5, "kWh", 2, "d1") == (500.0, (100.5, 2, "d1"))
+    assert arbiter.consumed(key, 3.0, "kWh", 3, "d1") == (0.0, None)  # a drop: nothing counted, the baseline kept until told
+    assert arbiter.consumed(key, 3.25, "kWh", 4, "d1") == (250.0, (3.25, 4, "d1"))  # replaced: counted from the drop
+    assert arbiter.consumed(key, "n/a", "kWh", 5, "d1") == (0.0, None)
     interval = ("eq2", "energy")
-    assert arbiter.consumed(interval, 12.0, "Wh", 6) == (12.0, None)  # a Wh meter gives its interval
-    assert arbiter.consumed(interval, -1.0, "Wh", 7) == (0.0, None)
+    assert arbiter.consumed(interval, 12.0, "Wh", 6, "d1") == (12.0, None)  # a Wh meter gives its interval
+    assert arbiter.consumed(interval, -1.0, "Wh", 7, "d1") == (0.0, None)
     metrics = arbiter.metrics({key: {"name": "Linky", "type": "main_energy_meter", "role": "main", "separateSupply": False}})
     [entry] = metrics["meters"]
     assert entry["kind"] == "cumulative" and entry["readings"] == 5 and entry["countedWh"] == 750.0
@@ -43,19 +45,60 @@ def test_the_arbiter_counts_differences_and_starts_a_new_baseline_on_a_reset():
 def test_a_transient_drop_is_counted_from_the_old_index_never_as_a_whole_index():
     arbiter = MeterArbiter({}, 0)
     key = ("plug", "energy")
-    arbiter.consumed(key, 150.2, "kWh", 1)
-    assert arbiter.consumed(key, 0.0, "kWh", 2) == (0.0, None)  # a plug rejoining the network reports 0 once
-    assert arbiter.consumed(key, 0.0, "kWh", 3) == (0.0, None)  # or twice: still nothing told
-    wh, baseline = arbiter.consumed(key, 150.3, "kWh", 4)
-    assert (wh, baseline) == (pytest.approx(100.0), (150.3, 4))  # its index again: 100 Wh, not 150 kWh
-    assert arbiter.consumed(key, 150.3, "kWh", 5) == (0.0, (150.3, 5))
-    arbiter.consumed(key, 0.0, "kWh", 6)  # then really replaced: a new meter that has not turned yet
-    assert arbiter.consumed(key, 0.0, "kWh", 7) == (0.0, None)
-    wh, baseline = arbiter.consumed(key, 0.4, "kWh", 8)
-    assert (wh, baseline) == (pytest.approx(400.0), (0.4, 8))  # counted from the drop
+    arbiter.consumed(key, 150.2, "kWh", 1, "d1")
+    assert arbiter.consumed(key, 0.0, "kWh", 2, "d1") == (0.0, None)  # a plug rejoining the network reports 0 once
+    assert arbiter.consumed(key, 0.0, "kWh", 3, "d1") == (0.0, None)  # or twice: still nothing told
+    wh, baseline = arbiter.consumed(key, 150.3, "kWh", 4, "d1")
+    assert (wh, baseline) == (pytest.approx(100.0), (150.3, 4, "d1"))  # its index again: 100 Wh, not 150 kWh
+    assert arbiter.consumed(key, 150.3, "kWh", 5, "d1") == (0.0, (150.3, 5, "d1"))
+    arbiter.consumed(key, 0.0, "kWh", 6, "d1")  # then really replaced: a new meter that has not turned yet
+    assert arbiter.consumed(key, 0.0, "kWh", 7, "d1") == (0.0, None)
+    wh, baseline = arbiter.consumed(key, 0.4, "kWh", 8, "d1")
+    assert (wh, baseline) == (pytest.approx(400.0), (0.4, 8, "d1"))  # counted from the drop
     [entry] = arbiter.metrics({key: {"name": "Plug", "type": "energy_meter", "role": "submeter", "separateSupply": False}})["meters"]
     assert (entry["transientDrops"], entry["resets"], entry["countedWh"]) == (1, 1, pytest.approx(500.0))
     assert entry["lastResetAt"] == "1970-01-01T00:00:00.006Z"  # when the replaced meter first reported
+
+
+def test_a_reading_from_another_device_is_a_swapped_meter_a_new_baseline_whatever_its_index():
+    arbiter = MeterArbiter({("eq", "energy"): (40.0, 1, None)}, 0)  # kept before sources were recorded
+    key = ("eq", "energy")
+    assert arbiter.consumed(key, 40.5, "kWh", 2, "old") == (500.0, (40.5, 2, "old"))  # takes the source it sees
+    assert arbiter.consumed(key, 9000.0, "kWh", 3, "new") == (0.0, (9000.0, 3, "new"))  # not 8,959.5 kWh
+    assert arbiter.consumed(key, 9000.1, "kWh", 4, "new") == (pytest.approx(100.0), (9000.1, 4, "new"))
+    arbiter.consumed(key, 2.0, "kWh", 5, "new")  # a drop pending when the meter is swapped again
+    assert arbiter.consumed(key, 3.0, "kWh", 6, "newer") == (0.0, (3.0, 6, "newer"))  # lower: a new baseline at once
+    assert arbiter.consumed(key, 3.2, "kWh", 7, "newer") == (pytest.approx(200.0), (3.2, 7, "newer"))
+    [entry] = arbiter.metrics({key: {"name": "Linky", "type": "main_energy_meter", "role": "main", "separateSupply": False}})["meters"]
+    assert (entry["replacements"], entry["resets"], entry["transientDrops"]) == (2, 0, 0)
+    assert entry["baseline"] == {"reading": 3.2, "at": "1970-01-01T00:00:00.007Z", "deviceDataId": "newer"}
+
+
+def test_a_meter_swapped_and_bound_again_counts_from_the_new_meters_first_reading_after_a_restart(make_house):
+    house = make_house(start="2026-06-15 10:00")
+    linky = meter(house)
+    house.start()
+    house.report("linky", energy=5000.0)
+    house.advance(10)
+    house.report("linky", energy=5000.2)  # 200 Wh
+    house.advance(10)
+    house.restart()  # the old meter's baseline comes back from the store with its device
+    house.start()
+    # The utility swaps the meter: the user pairs the new one and binds its energy in place of the old.
+    new = house.device("linky-2", [DataSpec("energy", "number", "energy", "kWh")])
+    [old_binding] = [b for b in house.equipment_json(linky)["dataBindings"] if b["alias"] == "energy"]
+    status, _, _ = house.api("DELETE", f"/equipments/{linky}/data-bindings/{old_binding['id']}")
+    assert status == 204
+    status, _, body = house.api("POST", f"/equipments/{linky}/data-bindings", {"deviceDataId": new.data["energy"].id, "alias": "energy"})
+    assert status in (200, 201), body
+    house.report("linky-2", energy=12000.0)  # a higher index: nothing consumed yet
+    house.advance(10)
+    house.report("linky-2", energy=12000.3)  # 300 Wh
+    house.advance(10)
+    assert sum(hp + hc for _h, hp, hc in sums(house, linky)) == pytest.approx(500.0)
+    status, _, body = house.api("GET", "/energy/arbiter/metrics")
+    [entry] = [m for m in json.loads(body)["meters"] if m["equipmentId"] == linky and m["alias"] == "energy"]
+    assert entry["baseline"]["deviceDataId"] == new.data["energy"].id and entry["baseline"]["reading"] == 12000.3
 
 
 def test_every_reading_counts_even_those_the_write_filter_keeps_out(make_house):

@@ -219,6 +219,23 @@ def test_a_store_of_the_first_layout_is_upgraded_with_its_points(tmp_path):
     store.close()
 
 
+def test_meters_of_the_third_layout_keep_their_baselines_and_take_a_device(tmp_path):
+    with sqlite3.connect(tmp_path / "history.db") as db:
+        db.executescript(
+            "CREATE TABLE series (id INTEGER PRIMARY KEY, equipment_id TEXT NOT NULL, alias TEXT NOT NULL, UNIQUE (equipment_id, alias));"
+            "CREATE TABLE meters (series INTEGER PRIMARY KEY, reading REAL NOT NULL, ts INTEGER NOT NULL);"
+            "INSERT INTO series VALUES (1, 'eq', 'energy'); INSERT INTO meters VALUES (1, 40.5, 1000);"
+        )
+    store = HistoryStore(tmp_path / "history.db")
+    assert store.meter_baselines() == {("eq", "energy"): (40.5, 1000, None)}
+    store.write(Batch(meters={("eq", "energy"): (41.0, 2000, "datum")}))
+    store.flush()
+    store.close()
+    store = HistoryStore(tmp_path / "history.db")
+    assert store.meter_baselines() == {("eq", "energy"): (41.0, 2000, "datum")}
+    store.close()
+
+
 @pytest.mark.parametrize("value", [21.37, -3.05, 0.0, 1.0, 0.1234, 1e-9, 123456.789, 2.5e15, -0.01, 1 / 3])
 def test_a_raw_number_comes_back_exactly_whichever_column_keeps_it(tmp_path, value):
     store = HistoryStore(tmp_path / "history.db")

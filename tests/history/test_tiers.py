@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -205,14 +206,21 @@ def test_retention_deletes_each_tier_past_its_own_age(tmp_path):
     store.close()
 
 
-def test_a_store_of_the_first_layout_is_upgraded_with_its_points(tmp_path):
-    with sqlite3.connect(tmp_path / "history.db") as db:
+def an_older_store(path: Path, alias: str, script: str) -> HistoryStore:
+    """A store opened on a file of an earlier layout: one series (1: ``eq``, ``alias``) and ``script``."""
+    with sqlite3.connect(path) as db:
         db.executescript(
             "CREATE TABLE series (id INTEGER PRIMARY KEY, equipment_id TEXT NOT NULL, alias TEXT NOT NULL, UNIQUE (equipment_id, alias));"
-            "CREATE TABLE points (series INTEGER NOT NULL, ts INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (series, ts)) WITHOUT ROWID;"
-            "INSERT INTO series VALUES (1, 'eq', 'a'); INSERT INTO points VALUES (1, 1000, 20.5), (1, 2000, 21.0);"
+            f"INSERT INTO series VALUES (1, 'eq', '{alias}');" + script
         )
-    store = HistoryStore(tmp_path / "history.db")
+    return HistoryStore(path)
+
+
+def test_a_store_of_the_first_layout_is_upgraded_with_its_points(tmp_path):
+    store = an_older_store(tmp_path / "history.db", "a", (
+        "CREATE TABLE points (series INTEGER NOT NULL, ts INTEGER NOT NULL, value REAL NOT NULL, PRIMARY KEY (series, ts)) WITHOUT ROWID;"
+        "INSERT INTO points VALUES (1, 1000, 20.5), (1, 2000, 21.0);"
+    ))
     assert store.raw(*A) == [(1000, 20.5), (2000, 21.0)]
     store.write(Batch(points=[(*A, 3000, 22.0)]))
     assert store.raw(*A, 2000) == [(2000, 21.0), (3000, 22.0)]
@@ -220,13 +228,10 @@ def test_a_store_of_the_first_layout_is_upgraded_with_its_points(tmp_path):
 
 
 def test_meters_of_the_third_layout_keep_their_baselines_and_take_a_device(tmp_path):
-    with sqlite3.connect(tmp_path / "history.db") as db:
-        db.executescript(
-            "CREATE TABLE series (id INTEGER PRIMARY KEY, equipment_id TEXT NOT NULL, alias TEXT NOT NULL, UNIQUE (equipment_id, alias));"
-            "CREATE TABLE meters (series INTEGER PRIMARY KEY, reading REAL NOT NULL, ts INTEGER NOT NULL);"
-            "INSERT INTO series VALUES (1, 'eq', 'energy'); INSERT INTO meters VALUES (1, 40.5, 1000);"
-        )
-    store = HistoryStore(tmp_path / "history.db")
+    store = an_older_store(tmp_path / "history.db", "energy", (
+        "CREATE TABLE meters (series INTEGER PRIMARY KEY, reading REAL NOT NULL, ts INTEGER NOT NULL);"
+        "INSERT INTO meters VALUES (1, 40.5, 1000);"
+    ))
     assert store.meter_baselines() == {("eq", "energy"): (40.5, 1000, None)}
     store.write(Batch(meters={("eq", "energy"): (41.0, 2000, "datum")}))
     store.flush()

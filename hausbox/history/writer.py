@@ -1,7 +1,7 @@
 """The history writer: equipment values in, raw points out, in batches.
 
 The bus handler that feeds it only looks up, in a cache, what the binding is to the history
-(historized, an energy meter, or nothing) and enqueues; the write filter, the meters' arbiter, the
+(historized, an energy meter, or nothing) and enqueues the value with it; the write filter, the meters' arbiter, the
 buffer and the store run in the ``history`` worker's greenlet. The cache is emptied when an
 equipment or a device changes, so a decision never outlives what it was made from. The
 buffer is committed every commit interval (``history.commitIntervalSeconds``): appended to the
@@ -101,17 +101,20 @@ class HistoryWriter:
         self.dropped = 0
         for event_type in _STRUCTURE_EVENTS:
             bus.on(event_type, self._structure_changed)
-        worker.on("equipment.data.changed", self._take, accept=self._wanted)
+        bus.on("equipment.data.changed", self._routed)
         worker.on("equipment.removed", self._removed)
         worker.on("settings.changed", self._settings_changed)
 
     # ---- the bus side: in memory, never waits ---------------------------------------------------
-    def _wanted(self, event: Event) -> bool:
+    def _routed(self, event: Event) -> None:
+        """Hand the value to the worker with its route as it is now: a value the old meter sent just
+        before its binding moved to a new one must not count against the new one's baseline."""
         key = (event["equipmentId"], event["alias"])
         route = self._routes.get(key, False)
         if route is False:
             route = self._routes[key] = self._route(key)
-        return route is not None
+        if route is not None:
+            self._worker.submit(self._take, event, route)
 
     def _structure_changed(self, event: Event) -> None:
         self._routes.clear()
@@ -146,16 +149,13 @@ class HistoryWriter:
         self._filter.forget(event["equipmentId"])
         self.meters.forget(event["equipmentId"])
 
-    def _take(self, event: Event) -> None:
-        self._buffer(event)
+    def _take(self, event: Event, route: Route) -> None:
+        self._buffer(event, route)
         if self._timer is None and not self._batch.empty():
             self._arm()
 
-    def _buffer(self, event: Event) -> None:
+    def _buffer(self, event: Event, route: Route) -> None:
         key = (event["equipmentId"], event["alias"])
-        route = self._routes.get(key) or self._route(key)
-        if route is None:
-            return
         value = event["value"]
         source_ms = self._source_ms(event.get("sourceTimestamp"))
         ts = source_ms if source_ms is not None else self._clock.now_ms()

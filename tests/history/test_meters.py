@@ -101,6 +101,26 @@ def test_a_meter_swapped_and_bound_again_counts_from_the_new_meters_first_readin
     assert entry["baseline"]["deviceDataId"] == new.data["energy"].id and entry["baseline"]["reading"] == 12000.3
 
 
+def test_a_reading_of_the_old_meter_handled_after_its_binding_moved_counts_against_the_old_meter(make_house):
+    house = make_house(start="2026-06-15 10:00")
+    linky = meter(house)
+    new = house.device("linky-2", [DataSpec("energy", "number", "energy", "kWh")])
+    house.start()
+    house.report("linky", energy=5000.0)
+    house.advance(10)
+    # The old meter's last reading waits in the history worker's queue while its binding moves.
+    house.fake.context.devices.update_data("linky", {"energy": 5000.2})
+    equipments = house.engine.equipments
+    [old_binding] = [b for b in house.equipment_json(linky)["dataBindings"] if b["alias"] == "energy"]
+    equipments.remove_data_binding(linky, old_binding["id"])
+    equipments.add_data_binding(linky, new.data["energy"].id, "energy")
+    house.report("linky-2", energy=12000.0)
+    house.advance(10)
+    house.report("linky-2", energy=12000.1)
+    house.advance(10)
+    assert sum(hp + hc for _h, hp, hc in sums(house, linky)) == pytest.approx(300.0)  # 200 Wh, then 100 Wh
+
+
 def test_every_reading_counts_even_those_the_write_filter_keeps_out(make_house):
     house = make_house(start=START)
     house.engine.tariff.replace(OFF_PEAK_NIGHTS)

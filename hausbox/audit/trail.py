@@ -24,7 +24,7 @@ from hausbox.api.routing import client_address
 from hausbox.audit import store
 from hausbox.audit.entry import Row, action_of, agent_of, outcome_of, target_of, tried_name, who
 from hausbox.core.clock import Clock, Timer
-from hausbox.core.workers import Worker, in_thread
+from hausbox.core.workers import Worker, in_thread, started_in_thread
 from hausbox.system.alarms import Alarms
 
 if TYPE_CHECKING:
@@ -126,7 +126,7 @@ class AuditTrail:
         batch = list(self._buffer)
         if not batch:
             return True
-        writing = gevent.get_hub().threadpool.spawn(store.insert, self._path, batch)
+        writing = started_in_thread(store.insert, self._path, batch)
         self._in_flight = (writing, len(batch))
         try:
             writing.get()

@@ -36,8 +36,40 @@ SLICE_S = 0.005  # a worker with a long queue yields the core this often
 
 def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
     """Run blocking work (a file, SQLite, bcrypt) in gevent's native thread pool: the calling
-    greenlet waits, every other greenlet runs on."""
-    return gevent.get_hub().threadpool.apply(fn, args)
+    greenlet waits, every other greenlet runs on. Its error is raised here."""
+    return _settled(gevent.get_hub().threadpool.apply(_outcome, (fn, args)))
+
+
+def started_in_thread(fn: Callable[..., Any], *args: Any) -> AsyncResult:
+    """Start blocking work in the thread pool; its result (or error) to wait on, settled when the
+    thread ends even if the greenlet that started it is killed meanwhile."""
+    result = AsyncResult()
+
+    def settle(done: AsyncResult) -> None:  # in the hub, once the thread is done
+        try:
+            result.set(_settled(done.value))
+        except BaseException as error:
+            result.set_exception(error)
+
+    gevent.get_hub().threadpool.spawn(_outcome, fn, args).rawlink(settle)
+    return result
+
+
+def _outcome(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[bool, Any]:
+    """In the pool thread: the result or the error, returned, never raised. gevent hands a raised
+    error to its waiter only after printing it through the hub: a handled error then looks unhandled
+    in the log, and with stderr on a full disk the print fails and the waiter is never woken."""
+    try:
+        return True, fn(*args)
+    except BaseException as error:
+        return False, error
+
+
+def _settled(outcome: tuple[bool, Any]) -> Any:
+    ok, value = outcome
+    if not ok:
+        raise value
+    return value
 
 
 class OutboundGate:

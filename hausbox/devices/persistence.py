@@ -92,14 +92,6 @@ def restore(by_id: dict[str, Device], states: dict[str, snapshot.DeviceState]) -
     return stale
 
 
-def _write_in_thread(path: Path, body: bytes) -> tuple[int, Exception | None]:
-    """``snapshot.write``, its failure returned (raised in a pool thread, gevent would also print it)."""
-    try:
-        return snapshot.write(path, body), None
-    except Exception as error:
-        return 0, error
-
-
 class SnapshotKeeper:
     """Writes the devices' volatile state to the snapshot file when it changed: periodically and at stop.
 
@@ -170,8 +162,6 @@ class SnapshotKeeper:
             if data or device.last_seen is not None or device.status != "unknown":
                 states[device.id] = snapshot.DeviceState(device.status, device.last_seen, data)
         body = snapshot.encode(states, now_ms())
-        size, error = in_thread(_write_in_thread, self.path, body)
-        if error is not None:
-            raise error
+        size = in_thread(snapshot.write, self.path, body)
         log.debug("device state snapshot: %d devices, %d bytes", len(states), size)
         return size

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import errno
+import sys
+
 import gevent
 import pytest
 
 from hausbox.core.bus import EventBus
-from hausbox.core.workers import Workers
+from hausbox.core.workers import Workers, in_thread, started_in_thread
+from tests.disk import fill
 
 
 @pytest.fixture
@@ -125,3 +129,27 @@ def test_an_order_waiting_for_its_acknowledgement_stalls_only_the_worker_that_se
     assert seen == [42] and fake.sent == [("lamp", "state", "ON")]
     assert not engine.workers.get("orders").drain(0.1)
     assert engine.workers.get("orders").drain(2)
+
+
+def test_an_error_in_the_thread_pool_reaches_its_caller_even_when_stderr_is_on_a_full_disk(small_disk, monkeypatch):
+    # gevent prints a pool thread's raised error before waking its waiter: on a full disk the print
+    # failed and the waiter slept forever (a history flush refused by a full disk hung the stop).
+    stderr = open(small_disk / "service.log", "w", buffering=1)
+    filler = fill(small_disk)
+    monkeypatch.setattr(sys, "stderr", stderr)
+
+    def refused() -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    try:
+        with gevent.Timeout(5):
+            with pytest.raises(OSError, match="No space left"):
+                in_thread(refused)
+            with pytest.raises(OSError, match="No space left"):
+                started_in_thread(refused).get()
+            assert in_thread(sum, [1, 2]) == 3 and started_in_thread(sum, [3, 4]).get() == 7
+    finally:
+        monkeypatch.undo()
+        filler.unlink()
+        stderr.close()
+    assert (small_disk / "service.log").read_text() == ""  # a handled error is not printed as if unhandled

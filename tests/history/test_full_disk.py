@@ -49,6 +49,7 @@ def test_a_full_disk_holds_the_points_raises_the_alarm_and_writes_them_once_ther
     # A stop moves the journal into SQLite and empties it: its next append needs a new block (until
     # then a full tmpfs still takes bytes into the journal's last, half-used page).
     z2m.home.server.restart()
+    z2m.wait_status("connected")  # subscribed again: a value published before that is never delivered
 
     filler = fill(small_disk)
     _publish(z2m, WHILE_FULL)  # the engine goes on: values still reach the equipment

@@ -13,6 +13,13 @@ in memory, where every read sees it; ``flush`` moves it all into SQLite in one t
 half hour (and before the jobs run, and at stop). SQLite uses a rollback journal with
 synchronous=FULL: a flush survives a power cut, and the pages it appends are written once.
 
+The core is never the one waiting on SQLite: a transaction ends in fsyncs, which an SD card may take
+a second to answer, and a series' day is a scan of the whole house's day. Each use of the
+connection takes a turn (``_turn``: one greenlet at a time, the others wait in theirs), and within
+it scans and writing transactions run in gevent's thread pool (``_in_thread``) while the core
+serves messages and requests. A turn also keeps what SQLite holds and what waits in memory in step:
+no read sees a batch in both, or in neither.
+
 Tiers, each with its retention (``TIERS``):
 - ``points``: raw numbers (booleans as 1/0); ``text_points``: raw text and enum values;
 - ``hourly`` and ``daily``: min, max, mean, sum and count per local hour and local day, made from
@@ -28,8 +35,12 @@ import logging
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
+from gevent.event import AsyncResult
+from gevent.lock import RLock
+
+from hausbox.core.workers import started_in_thread
 from hausbox.history.batch import Aggregate, Baseline, Batch, Key
 from hausbox.history.journal import Journal
 from hausbox.history.recent import SLOTS, WINDOW_MS, RecentWindows
@@ -104,11 +115,13 @@ TIERS = {
 TIER_TABLES = {"raw": ("points", "text_points"), "hourly": ("hourly",), "daily": ("daily",), "energy_hourly": ("energy_hourly",), "energy_daily": ("energy_daily",)}
 
 class HistoryStore:
-    """The history file and its journal. Used from one greenlet at a time, never across a yield
-    inside a transaction. What ``write`` took is readable at once (reads add what waits in memory)."""
+    """The history file and its journal, used by one greenlet at a time (``_turn``). What ``write``
+    took is readable at once (reads add what waits in memory)."""
 
     def __init__(self, path: Path):
         self.path = path
+        self._turns = RLock()
+        self._running: AsyncResult | None = None  # the last work handed to a thread
         self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         self._db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # only takes on a new file
         # A rollback journal, not WAL: a flush appends new pages, written once; WAL writes each twice.
@@ -161,8 +174,9 @@ class HistoryStore:
         """Make ``batch`` durable (one journal append) and readable; SQLite gets it at ``flush``.
         ``late_from``: job name -> a time before which the batch holds points its job already
         passed, so the job's watermark moves back to it."""
-        self._journal.append(batch.document(late_from))
-        self._take(batch, late_from)
+        with self._turn():
+            self._journal.append(batch.document(late_from))  # a few hundred bytes to the page cache
+            self._take(batch, late_from)
 
     def _take(self, batch: Batch, late_from: dict[str, int] | None) -> None:
         self._pending.merge(batch)
@@ -177,9 +191,13 @@ class HistoryStore:
 
     def flush(self) -> int:
         """Move what is pending into SQLite in one transaction, then start the journal again."""
+        with self._turn():
+            if self._pending.empty() and not self._late:
+                return 0
+            return self._in_thread(self._flush)
+
+    def _flush(self) -> int:
         batch, late = self._pending, self._late
-        if batch.empty() and not late:
-            return 0
         db = self._db
         with self._transaction(reload_series=True):
             sid = self._series_id
@@ -198,6 +216,26 @@ class HistoryStore:
         self._pending, self._late = Batch(), {}
         self._journal.clear()
         return len(batch)
+
+    @contextmanager
+    def _turn(self) -> Iterator[None]:
+        """The connection and the memory beside it, to this greenlet alone; the others wait in
+        theirs. A turn starts once the last thread's work has ended, not merely its caller's turn:
+        a worker killed while it waited (a stop) leaves its transaction to finish first."""
+        with self._turns:
+            while self._running is not None and not self._running.ready():
+                self._running.wait()
+            yield
+
+    def _in_thread(self, work: Callable[..., Any], *args: Any) -> Any:
+        """Within a turn: SQLite work that may take a while (a scan, a transaction and its fsyncs),
+        in the thread pool; this greenlet waits, the core does not."""
+        self._running = started_in_thread(work, *args)
+        return self._running.get()
+
+    def _fetch(self, sql: str, params: tuple = ()) -> list:
+        """Within a turn: a query's rows, read in a thread."""
+        return self._in_thread(lambda: self._db.execute(sql, params).fetchall())
 
     @contextmanager
     def _transaction(self, reload_series: bool = False) -> Iterator[None]:
@@ -225,36 +263,44 @@ class HistoryStore:
         return self._series.get((equipment_id, alias))
 
     def all_series(self) -> dict[Key, int]:
-        return dict(self._series)
+        with self._turn():
+            return dict(self._series)
 
     def meter_baselines(self) -> dict[Key, Baseline]:
-        by_id = {i: key for key, i in self._series.items()}
-        rows = self._db.execute("SELECT series, reading, ts, source FROM meters")
-        stored = {by_id[s]: (reading, ts, source) for s, reading, ts, source in rows if s in by_id}
-        return {**stored, **self._pending.meters}
+        with self._turn():
+            by_id = {i: key for key, i in self._series.items()}
+            rows = self._fetch("SELECT series, reading, ts, source FROM meters")
+            return {**{by_id[s]: (reading, ts, source) for s, reading, ts, source in rows if s in by_id}, **self._pending.meters}
 
     # ---- jobs: downsampling and retention (run by hausbox.history.jobs) ------------------------------
     def job(self, name: str, default_until: int) -> tuple[int, int | None, str | None, str | None]:
         """``(done_until, last_run, last_status, last_error)``; a new job starts at ``default_until``."""
-        row = self._db.execute("SELECT done_until, last_run, last_status, last_error FROM jobs WHERE name = ?", (name,)).fetchone()
-        if row is None:
-            self._db.execute("INSERT INTO jobs (name, done_until) VALUES (?, ?)", (name, default_until))
-            return default_until, None, None, None
-        return row
+        with self._turn():  # a key look-up in a table of a few rows: on the core
+            row = self._db.execute("SELECT done_until, last_run, last_status, last_error FROM jobs WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                self._in_thread(self._db.execute, "INSERT INTO jobs (name, done_until) VALUES (?, ?)", (name, default_until))
+                return default_until, None, None, None
+            return row
 
     def watermark(self, name: str) -> int | None:
         """How far a job has gone (None: it never ran), a late point waiting to be flushed included."""
-        row = self._db.execute("SELECT done_until FROM jobs WHERE name = ?", (name,)).fetchone()
-        if row is None:
-            return None
-        return min(row[0], self._late.get(name, row[0]))
+        with self._turn():
+            row = self._db.execute("SELECT done_until FROM jobs WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                return None
+            return min(row[0], self._late.get(name, row[0]))
 
     def job_failed(self, name: str, now_ms: int, error: str) -> None:
-        self._db.execute("UPDATE jobs SET last_run = ?, last_status = 'error', last_error = ? WHERE name = ?", (now_ms, error[:500], name))
+        with self._turn():
+            self._in_thread(self._db.execute, "UPDATE jobs SET last_run = ?, last_status = 'error', last_error = ? WHERE name = ?", (now_ms, error[:500], name))
 
     def downsample_hours(self, start: int, end: int, sub_hour: int, now_ms: int) -> int:
         """Hourly aggregates of every series' raw points in ``[start, end)`` (local hours shifted by
         ``sub_hour`` ms), and the job's watermark moved to ``end``, in one transaction."""
+        with self._turn():
+            return self._in_thread(self._downsample_hours, start, end, sub_hour, now_ms)
+
+    def _downsample_hours(self, start: int, end: int, sub_hour: int, now_ms: int) -> int:
         db = self._db
         with self._transaction():
             rows = db.execute(
@@ -269,6 +315,10 @@ class HistoryStore:
 
     def downsample_days(self, days: list[tuple[int, int]], now_ms: int) -> int:
         """Daily aggregates, from the hourly tier, of the local days ``[(start, end), ...]``."""
+        with self._turn():
+            return self._in_thread(self._downsample_days, days, now_ms)
+
+    def _downsample_days(self, days: list[tuple[int, int]], now_ms: int) -> int:
         db = self._db
         with self._transaction():
             rows = 0
@@ -290,10 +340,15 @@ class HistoryStore:
         )
 
     def job_names(self) -> set[str]:
-        return {name for (name,) in self._db.execute("SELECT name FROM jobs")}
+        with self._turn():
+            return {name for (name,) in self._db.execute("SELECT name FROM jobs")}
 
     def expire(self, tier: str, before_ms: int, now_ms: int) -> int:
         """Delete ``tier``'s rows older than ``before_ms`` (the start of each table: keys begin with the time)."""
+        with self._turn():
+            return self._in_thread(self._expire, tier, before_ms, now_ms)
+
+    def _expire(self, tier: str, before_ms: int, now_ms: int) -> int:
         db = self._db
         with self._transaction():
             deleted = 0
@@ -305,10 +360,12 @@ class HistoryStore:
     # ---- reading ------------------------------------------------------------------------------------
     def raw(self, equipment_id: str, alias: str, from_ms: int = 0, to_ms: int | None = None, limit: int = -1) -> list[tuple[int, float]]:
         """The raw points of one series in [from_ms, to_ms), oldest first; the newest ``limit`` when set."""
-        return self._raw("points", self._pending.points, equipment_id, alias, from_ms, to_ms, limit)
+        with self._turn():
+            return self._raw("points", self._pending.points, equipment_id, alias, from_ms, to_ms, limit)
 
     def raw_text(self, equipment_id: str, alias: str, from_ms: int = 0, to_ms: int | None = None, limit: int = -1) -> list[tuple[int, str]]:
-        return self._raw("text_points", self._pending.texts, equipment_id, alias, from_ms, to_ms, limit)
+        with self._turn():
+            return self._raw("text_points", self._pending.texts, equipment_id, alias, from_ms, to_ms, limit)
 
     def _raw(self, table: str, pending: list, equipment_id: str, alias: str, from_ms: int, to_ms: int | None, limit: int) -> list:
         end = to_ms if to_ms is not None else 2**62
@@ -321,23 +378,25 @@ class HistoryStore:
 
     def aggregates(self, tier: str, equipment_id: str, alias: str, from_ms: int, to_ms: int | None = None) -> list[Aggregate]:
         """Rows of the ``hourly`` or ``daily`` tier in [from_ms, to_ms), oldest first."""
-        assert tier in ("hourly", "daily")
-        return self._range(tier, equipment_id, alias, "ts, min, max, mean, sum, count", from_ms, to_ms, -1)
+        with self._turn():
+            assert tier in ("hourly", "daily")
+            return self._range(tier, equipment_id, alias, "ts, min, max, mean, sum, count", from_ms, to_ms, -1)
 
     def energy(self, tier: str, equipment_id: str, alias: str, from_ms: int, to_ms: int) -> list[tuple[int, float, float]]:
         """``(bucket, hp_wh, hc_wh)`` rows of ``energy_hourly`` or ``energy_daily`` (and what is pending)."""
-        assert tier in ("energy_hourly", "energy_daily")
-        rows = self._range(tier, equipment_id, alias, "ts, hp, hc", from_ms, to_ms, -1)
-        pending = self._pending.energy_hourly if tier == "energy_hourly" else self._pending.energy_daily
-        waiting = [(bucket, hp, hc) for (key, bucket), (hp, hc) in pending.items() if key == (equipment_id, alias) and from_ms <= bucket < to_ms]
-        if not waiting:
-            return rows
-        sums = {ts: [hp, hc] for ts, hp, hc in rows}
-        for bucket, hp, hc in waiting:
-            into = sums.setdefault(bucket, [0.0, 0.0])
-            into[0] += hp
-            into[1] += hc
-        return [(ts, hp, hc) for ts, (hp, hc) in sorted(sums.items())]
+        with self._turn():
+            assert tier in ("energy_hourly", "energy_daily")
+            rows = self._range(tier, equipment_id, alias, "ts, hp, hc", from_ms, to_ms, -1)
+            pending = self._pending.energy_hourly if tier == "energy_hourly" else self._pending.energy_daily
+            waiting = [(bucket, hp, hc) for (key, bucket), (hp, hc) in pending.items() if key == (equipment_id, alias) and from_ms <= bucket < to_ms]
+            if not waiting:
+                return rows
+            sums = {ts: [hp, hc] for ts, hp, hc in rows}
+            for bucket, hp, hc in waiting:
+                into = sums.setdefault(bucket, [0.0, 0.0])
+                into[0] += hp
+                into[1] += hc
+            return [(ts, hp, hc) for ts, (hp, hc) in sorted(sums.items())]
 
     def _range(self, table: str, equipment_id: str, alias: str, columns: str, from_ms: int, to_ms: int | None, limit: int) -> list:
         series = self._series.get((equipment_id, alias))
@@ -345,8 +404,8 @@ class HistoryStore:
             return []
         end = to_ms if to_ms is not None else 2**62
         if limit < 0:
-            return self._db.execute(f"SELECT {columns} FROM {table} WHERE ts >= ? AND ts < ? AND series = ? ORDER BY ts", (from_ms, end, series)).fetchall()
-        rows = self._db.execute(f"SELECT {columns} FROM {table} WHERE ts >= ? AND ts < ? AND series = ? ORDER BY ts DESC LIMIT ?", (from_ms, end, series, limit)).fetchall()
+            return self._fetch(f"SELECT {columns} FROM {table} WHERE ts >= ? AND ts < ? AND series = ? ORDER BY ts", (from_ms, end, series))
+        rows = self._fetch(f"SELECT {columns} FROM {table} WHERE ts >= ? AND ts < ? AND series = ? ORDER BY ts DESC LIMIT ?", (from_ms, end, series, limit))
         rows.reverse()
         return rows
 
@@ -354,60 +413,65 @@ class HistoryStore:
         """Per window of ``window_ms`` from ``from_ms``: the mean of each series of ``keys`` with raw
         points in it (one scan of the range for all of them, and what is pending). Half-hours of the
         last day come from memory (``hausbox.history.recent``)."""
-        if window_ms == WINDOW_MS:
-            if self._recent.covered_from is None:
-                self._build_recent(to_ms)
-            means = self._recent.means(keys, from_ms, to_ms)
-            if means is not None:
-                return means
-        sums: dict[tuple[object, int], list[float]] = {}
-        ids = [self._series[key] for key in keys if key in self._series]
-        if ids:
-            marks = ", ".join("?" * len(ids))
-            query = f"SELECT series, ts - ((ts - ?) % ?) AS w, sum({VALUE}), count(*) FROM points WHERE ts >= ? AND ts < ? AND series IN ({marks}) GROUP BY series, w"
-            for series, window, total, count in self._db.execute(query, (from_ms, window_ms, from_ms, to_ms, *ids)):
-                sums[(series, window)] = [total, count]
-        wanted = set(keys)
-        for e, a, ts, value in self._pending.points:
-            if from_ms <= ts < to_ms and (e, a) in wanted:
-                into = sums.setdefault((self._series.get((e, a), (e, a)), ts - (ts - from_ms) % window_ms), [0.0, 0])
-                into[0] += value
-                into[1] += 1
-        means: dict[int, list[float]] = {}
-        for (_series, window), (total, count) in sums.items():
-            means.setdefault(window, []).append(total / count)
-        return means
+        with self._turn():
+            if window_ms == WINDOW_MS:
+                if self._recent.covered_from is None:
+                    self._build_recent(to_ms)
+                means = self._recent.means(keys, from_ms, to_ms)
+                if means is not None:
+                    return means
+            sums: dict[tuple[object, int], list[float]] = {}
+            ids = [self._series[key] for key in keys if key in self._series]
+            if ids:
+                marks = ", ".join("?" * len(ids))
+                query = f"SELECT series, ts - ((ts - ?) % ?) AS w, sum({VALUE}), count(*) FROM points WHERE ts >= ? AND ts < ? AND series IN ({marks}) GROUP BY series, w"
+                for series, window, total, count in self._fetch(query, (from_ms, window_ms, from_ms, to_ms, *ids)):
+                    sums[(series, window)] = [total, count]
+            wanted = set(keys)
+            for e, a, ts, value in self._pending.points:
+                if from_ms <= ts < to_ms and (e, a) in wanted:
+                    into = sums.setdefault((self._series.get((e, a), (e, a)), ts - (ts - from_ms) % window_ms), [0.0, 0])
+                    into[0] += value
+                    into[1] += 1
+            means: dict[int, list[float]] = {}
+            for (_series, window), (total, count) in sums.items():
+                means.setdefault(window, []).append(total / count)
+            return means
 
     def _build_recent(self, now_ms: int) -> None:
         """One scan of the points table's last ``SLOTS`` half-hours, and what is pending."""
         covered_from = now_ms - now_ms % WINDOW_MS - (SLOTS - 1) * WINDOW_MS
         by_id = {i: key for key, i in self._series.items()}
         query = f"SELECT series, ts - ts % {WINDOW_MS}, sum({VALUE}), count(*), max(ts) FROM points WHERE ts >= ? GROUP BY 1, 2"
-        rows = ((by_id[series], *sums) for series, *sums in self._db.execute(query, (covered_from,)) if series in by_id)
+        rows = ((by_id[series], *sums) for series, *sums in self._fetch(query, (covered_from,)) if series in by_id)
         self._recent.build(covered_from, rows, self._pending.points)
 
     def aliases_since(self, equipment_id: str, since_ms: int) -> list[str]:
         """The aliases of ``equipment_id`` with data since ``since_ms``: the hourly tier up to its
         watermark, raw points after it, text points, energy sums (each one range of a table) and
         what is pending."""
-        made = self.watermark("downsample-hourly") or since_ms
-        found: set[int] = set()
-        for table, start in (("hourly", since_ms), ("points", max(since_ms, made)), ("text_points", since_ms), ("energy_hourly", since_ms)):
-            found.update(series for (series,) in self._db.execute(f"SELECT DISTINCT series FROM {table} WHERE ts >= ?", (start,)))
-        aliases = {alias for (eq, alias), series in self._series.items() if eq == equipment_id and series in found}
-        pending = self._pending
-        aliases.update(a for e, a, ts, _v in pending.points + pending.texts if e == equipment_id and ts >= since_ms)
-        aliases.update(key[1] for key, bucket in pending.energy_hourly if key[0] == equipment_id and bucket >= since_ms)
-        return sorted(aliases)
+        with self._turn():
+            made = self.watermark("downsample-hourly") or since_ms
+            found: set[int] = set()
+            for table, start in (("hourly", since_ms), ("points", max(since_ms, made)), ("text_points", since_ms), ("energy_hourly", since_ms)):
+                found.update(series for (series,) in self._fetch(f"SELECT DISTINCT series FROM {table} WHERE ts >= ?", (start,)))
+            aliases = {alias for (eq, alias), series in self._series.items() if eq == equipment_id and series in found}
+            pending = self._pending
+            aliases.update(a for e, a, ts, _v in pending.points + pending.texts if e == equipment_id and ts >= since_ms)
+            aliases.update(key[1] for key, bucket in pending.energy_hourly if key[0] == equipment_id and bucket >= since_ms)
+            return sorted(aliases)
 
     def count(self, table: str = "points") -> int:
-        return self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        with self._turn():
+            return self._fetch(f"SELECT count(*) FROM {table}")[0][0]
 
     def size_bytes(self) -> int:
-        page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
-        pages = self._db.execute("PRAGMA page_count").fetchone()[0]
-        return page_size * pages
+        with self._turn():
+            page_size = self._db.execute("PRAGMA page_size").fetchone()[0]
+            pages = self._db.execute("PRAGMA page_count").fetchone()[0]
+            return page_size * pages
 
     def close(self) -> None:
-        self._db.close()
-        self._journal.close()
+        with self._turn():
+            self._db.close()
+            self._journal.close()

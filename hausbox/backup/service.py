@@ -93,18 +93,16 @@ class Backups:
         if not self._restoring.acquire(blocking=False):
             raise Conflict("A restore is already being prepared")
         try:
-            def run() -> dict[str, Any] | BadRequest:
+            def run() -> dict[str, Any]:
                 try:
                     with Staging(self.data_dir, self._engine.components) as stage:
                         summary = build(stage, iso_now())
                         stage.commit(summary)
                         return summary
                 except (archive.ArchiveError, tables.TableError, csvdump.CsvError) as error:
-                    return BadRequest(str(error))  # returned, not raised: the thread pool would print it
+                    raise BadRequest(str(error)) from None
 
             summary = in_thread(run)
-            if isinstance(summary, BadRequest):
-                raise summary
         finally:
             self._restoring.release()
         log.warning("restore staged: %s", json.dumps(summary["tables"]))

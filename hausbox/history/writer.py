@@ -1,9 +1,10 @@
 """The history writer: equipment values in, raw points out, in batches.
 
 The bus handler that feeds it only looks up, in a cache, what the binding is to the history
-(historized, an energy meter, or nothing) and enqueues the value with it; the write filter, the meters' arbiter, the
-buffer and the store run in the ``history`` worker's greenlet. The cache is emptied when an
-equipment or a device changes, so a decision never outlives what it was made from. The
+(historized, an energy meter, or nothing) and enqueues the value with that route; the write
+filter, the meters' arbiter, the buffer and the store run in the ``history`` worker's greenlet.
+The cache is emptied when an equipment or a device changes, so a decision never outlives what it
+was made from. The
 buffer is committed every commit interval (``history.commitIntervalSeconds``): appended to the
 store's journal, durable at once; the store moves the journal into SQLite every
 ``FLUSH_INTERVAL_S`` and by ``final_write`` at shutdown, so SIGTERM loses nothing and kill -9 at

@@ -169,10 +169,9 @@ def _read(binary: IO[bytes] | None, name: str, header: tuple[str, ...], older: t
             first = next(reader, None)
             if first is None or tuple(first) not in (header, older):
                 raise CsvError(f"history/{name}: the header must be {','.join(header)}")
-            header = tuple(first)
             for values in reader:
-                if len(values) != len(header):
-                    raise CsvError(f"history/{name}, line {reader.line_num}: {len(values)} columns, expected {len(header)}")
+                if len(values) != len(first):
+                    raise CsvError(f"history/{name}, line {reader.line_num}: {len(values)} columns, expected {len(first)}")
                 yield reader.line_num, values
         except (UnicodeDecodeError, csv.Error) as error:
             raise CsvError(f"history/{name}: unreadable ({error})") from None

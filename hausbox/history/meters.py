@@ -36,6 +36,8 @@ from hausbox.history.batch import Baseline, Key
 
 Kind = Literal["cumulative", "interval"]
 WH_PER = {"kWh": 1000.0, "Wh": 1.0, "MWh": 1_000_000.0}
+# The counts of ``metrics()``, per meter and in total: their name there -> MeterStats field.
+COUNTS = {"readings": "readings", "resets": "resets", "transientDrops": "transient_drops", "replacements": "replacements", "refused": "refused"}
 
 
 def meter_kind(unit: str | None) -> Kind:
@@ -118,33 +120,21 @@ class MeterArbiter:
     def metrics(self, roles: dict[Key, dict[str, Any]]) -> dict[str, Any]:
         """The arbiter's decisions per meter; ``roles`` gives each meter's equipment name, type and role."""
         meters = []
-        for key in sorted(set(self._stats) | set(roles)):
-            if key not in roles:
-                continue
+        for key in sorted(roles):
             stats = self._stats.get(key)
             baseline = self._baselines.get(key)
             meters.append({
                 "equipmentId": key[0], "alias": key[1], **roles[key],
                 "kind": stats.kind if stats else None,
                 "baseline": {"reading": baseline[0], "at": iso_utc(baseline[1]), "deviceDataId": baseline[2]} if baseline else None,
-                "readings": stats.readings if stats else 0,
                 "countedWh": round(stats.counted_wh, 4) if stats else 0.0,
-                "resets": stats.resets if stats else 0,
-                "transientDrops": stats.transient_drops if stats else 0,
-                "replacements": stats.replacements if stats else 0,
-                "refused": stats.refused if stats else 0,
+                **{name: getattr(stats, field) if stats else 0 for name, field in COUNTS.items()},
                 "lastResetAt": iso_utc(stats.last_reset_ms) if stats else None,
                 "lastReadingAt": iso_utc(stats.last_reading_ms) if stats else None,
             })  # fmt: skip
+        totals = {name: sum(m[name] for m in meters) for name in COUNTS}
         return {
             "since": iso_utc(self._started_ms),
             "meters": meters,
-            "totals": {
-                "readings": sum(m["readings"] for m in meters),
-                "countedWh": round(sum(m["countedWh"] for m in meters), 4),
-                "resets": sum(m["resets"] for m in meters),
-                "transientDrops": sum(m["transientDrops"] for m in meters),
-                "replacements": sum(m["replacements"] for m in meters),
-                "refused": sum(m["refused"] for m in meters),
-            },
+            "totals": {**totals, "countedWh": round(sum(m["countedWh"] for m in meters), 4)},
         }

@@ -321,8 +321,8 @@ class Bench:
                 "held_s": sustained["duration_s"] if sustained else None,
                 "p99_ms": sustained["latency"]["p99_ms"] if sustained else None,
                 "note": None if sustained else "no rate held without loss and with p99 < 1 s",
-                # No step failed (the last passed, or the budget skipped the rest): the ceiling lies above.
-                "bounded_by_highest_step": bool(sustained and not any(s.get("pass") is False for s in steps)),
+                # No step nor hold failed (the last passed, or the budget skipped the rest): the ceiling lies above.
+                "bounded_by_highest_step": bool(sustained and not any(s.get("pass") is False for s in steps + confirms)),
             },
             "p99_ms_at_2000": at_2000["latency"]["p99_ms"] if at_2000 else None,
         }
